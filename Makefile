@@ -1,0 +1,37 @@
+# Burnrate — `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+
+.PHONY: help run test generate assets lint verify build
+
+help: ## list targets
+	@awk 'BEGIN{FS=":.*## "} /^[a-z\/]+:.*## /{printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+run: ## run Burnrate on :8080 (its own private Postgres unless DATABASE_URL is set)
+	$(GO) run ./cmd/burnrate serve
+
+test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1:5432, else a private cluster)
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+generate: ## regenerate templ code
+	$(GO) tool templ generate
+
+assets: ## vendor front-end assets from npm into static/ (pinned in package.json; output committed)
+	npm ci --no-audit --no-fund
+	cp node_modules/htmx.org/dist/htmx.min.js static/vendor/htmx.min.js
+	cp node_modules/echarts/dist/echarts.min.js static/vendor/echarts.min.js
+	cp node_modules/@picocss/pico/css/pico.min.css static/vendor/pico.min.css
+	cp node_modules/@picocss/pico/LICENSE.md static/vendor/pico.LICENSE.md
+	cp node_modules/htmx.org/LICENSE static/vendor/htmx.LICENSE
+	cp node_modules/echarts/LICENSE static/vendor/echarts.LICENSE
+
+lint: ## vet, gofmt, and generated code up to date
+	$(GO) vet ./...
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
+
+verify: generate ## fail if generated templ code is stale
+	git diff --exit-code -- '*_templ.go'
+
+build: ## a static binary in bin/
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/burnrate ./cmd/burnrate

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// APITokenPrefix starts every API token, so that leaked tokens are easy to
+// recognise (and to scan for).
+const APITokenPrefix = "brt_"
+
+// APIToken lets a script act for an org over the HTTP API. Only its hash and
+// its first characters (Prefix, shown in lists) are stored.
+type APIToken struct {
+	OrgID      int64
+	ID         int64
+	Name       string
+	Prefix     string
+	CreatedBy  int64
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+const apiTokenColumns = "org_id, id, name, prefix, coalesce(created_by, 0), created_at, last_used_at, revoked_at"
+
+func scanAPIToken(row pgx.Row) (APIToken, error) {
+	var t APIToken
+	err := row.Scan(&t.OrgID, &t.ID, &t.Name, &t.Prefix, &t.CreatedBy, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+	return t, err
+}
+
+// CreateAPIToken makes a token for orgID and returns it with the secret,
+// which is shown once and never again.
+func (s *Store) CreateAPIToken(ctx context.Context, orgID int64, name string, createdBy int64) (APIToken, string, error) {
+	secret, _ := newSecret()
+	secret = APITokenPrefix + secret
+	t, err := scanAPIToken(s.q.QueryRow(ctx, `
+		INSERT INTO api_tokens (org_id, name, prefix, token_hash, created_by)
+		VALUES ($1, $2, $3, $4, NULLIF($5, 0))
+		RETURNING `+apiTokenColumns, orgID, name, secret[:len(APITokenPrefix)+6], hashSecret(secret), createdBy))
+	if err != nil {
+		return APIToken{}, "", mapError("create api token", err)
+	}
+	return t, secret, nil
+}
+
+// APITokens lists orgID's tokens, newest first, revoked ones included.
+func (s *Store) APITokens(ctx context.Context, orgID int64) ([]APIToken, error) {
+	rows, err := s.q.Query(ctx, `
+		SELECT `+apiTokenColumns+` FROM api_tokens WHERE org_id = $1
+		ORDER BY created_at DESC, id DESC`, orgID)
+	if err != nil {
+		return nil, mapError("list api tokens", err)
+	}
+	ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (APIToken, error) { return scanAPIToken(row) })
+	return ts, mapError("list api tokens", err)
+}
+
+// APITokenBySecret returns the live token secret proves and marks it used.
+// Returns ErrNotFound for an unknown or revoked token.
+func (s *Store) APITokenBySecret(ctx context.Context, secret string) (APIToken, error) {
+	t, err := scanAPIToken(s.q.QueryRow(ctx, `
+		UPDATE api_tokens SET last_used_at = now()
+		WHERE token_hash = $1 AND revoked_at IS NULL
+		RETURNING `+apiTokenColumns, hashSecret(secret)))
+	return t, mapError("get api token", err)
+}
+
+// RevokeAPIToken stops a token from working. Returns ErrNotFound if orgID has
+// no such live token.
+func (s *Store) RevokeAPIToken(ctx context.Context, orgID, id int64) error {
+	tag, err := s.q.Exec(ctx, `UPDATE api_tokens SET revoked_at = now() WHERE org_id = $1 AND id = $2 AND revoked_at IS NULL`, orgID, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	return mapError("revoke api token", err)
+}

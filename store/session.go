@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"crypto/subtle"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SessionTTL is how long a session lasts without being renewed by a log-in.
+const SessionTTL = 30 * 24 * time.Hour
+
+// Session is a logged-in browser. OrgID is the org it is looking at (0: none
+// yet). Flash is a one-shot message shown on the next page.
+type Session struct {
+	ID        int64
+	UserID    int64
+	OrgID     int64
+	Flash     string
+	ExpiresAt time.Time
+}
+
+// CreateSession starts a session for userID and returns it with the cookie
+// value "id.secret" that proves it.
+func (s *Store) CreateSession(ctx context.Context, userID, orgID int64, userAgent string) (Session, string, error) {
+	secret, hash := newSecret()
+	sess := Session{UserID: userID, OrgID: orgID, ExpiresAt: time.Now().Add(SessionTTL)}
+	err := s.q.QueryRow(ctx, `
+		INSERT INTO sessions (secret_hash, user_id, org_id, user_agent, expires_at)
+		VALUES ($1, $2, NULLIF($3, 0), $4, $5) RETURNING id`,
+		hash, userID, orgID, userAgent, sess.ExpiresAt).Scan(&sess.ID)
+	if err != nil {
+		return Session{}, "", mapError("create session", err)
+	}
+	return sess, strconv.FormatInt(sess.ID, 10) + "." + secret, nil
+}
+
+// SessionByCookie returns the live session the cookie value proves. Returns
+// ErrNotFound for a malformed, wrong, or expired value.
+func (s *Store) SessionByCookie(ctx context.Context, value string) (Session, error) {
+	idStr, secret, ok := strings.Cut(value, ".")
+	id, err := strconv.ParseInt(idStr, 10, 64)
+	if !ok || err != nil {
+		return Session{}, mapError("get session", ErrNotFound)
+	}
+	var sess Session
+	var hash []byte
+	err = s.q.QueryRow(ctx, `
+		SELECT id, user_id, coalesce(org_id, 0), flash, expires_at, secret_hash
+		FROM sessions WHERE id = $1 AND expires_at > now()`, id).
+		Scan(&sess.ID, &sess.UserID, &sess.OrgID, &sess.Flash, &sess.ExpiresAt, &hash)
+	if err != nil {
+		return Session{}, mapError("get session", err)
+	}
+	if subtle.ConstantTimeCompare(hash, hashSecret(secret)) != 1 {
+		return Session{}, mapError("get session", ErrNotFound)
+	}
+	return sess, nil
+}
+
+// SetSessionOrg switches the org a session is looking at.
+func (s *Store) SetSessionOrg(ctx context.Context, sessionID, orgID int64) error {
+	_, err := s.q.Exec(ctx, `UPDATE sessions SET org_id = NULLIF($2, 0) WHERE id = $1`, sessionID, orgID)
+	return mapError("set session org", err)
+}
+
+// SetFlash stores a message for the session's next page.
+func (s *Store) SetFlash(ctx context.Context, sessionID int64, msg string) error {
+	_, err := s.q.Exec(ctx, `UPDATE sessions SET flash = $2 WHERE id = $1`, sessionID, msg)
+	return mapError("set flash", err)
+}
+
+// DeleteSession ends a session (log-out, or rotation at log-in).
+func (s *Store) DeleteSession(ctx context.Context, id int64) error {
+	_, err := s.q.Exec(ctx, `DELETE FROM sessions WHERE id = $1`, id)
+	return mapError("delete session", err)
+}
+
+// DeleteExpiredSessions removes sessions past their expiry.
+func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
+	tag, err := s.q.Exec(ctx, `DELETE FROM sessions WHERE expires_at <= now()`)
+	return tag.RowsAffected(), mapError("delete expired sessions", err)
+}

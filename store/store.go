@@ -1,0 +1,123 @@
+// Package store holds all of Burnrate's SQL. One file per aggregate; every
+// method takes a context first and, for tenant data, the org id, so that no
+// query can reach another org's rows by accident.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
+)
+
+// ErrNotFound is returned when a row does not exist, or belongs to another org.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write would break a uniqueness rule.
+var ErrConflict = errors.New("already exists")
+
+// querier is what both a pool, a single connection and a transaction offer.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// Store is the database. The zero value is not usable; see Open and New.
+type Store struct {
+	pool *pgxpool.Pool
+	q    querier
+}
+
+// Open connects to the database at url, registering the decimal type so that
+// numeric columns scan into decimal.Decimal.
+func Open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: parse database url: %w", err)
+	}
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		pgxdecimal.Register(c.TypeMap())
+		return nil
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: connect: %w", err)
+	}
+	return New(pool), nil
+}
+
+// New wraps a pool. Pools not made by Open must register pgx-shopspring-decimal.
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, q: pool}
+}
+
+// Close closes the pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool is the underlying pool, for health checks and benchmarks.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.q.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
+// InTx runs fn in one transaction: committed if fn returns nil, rolled back
+// otherwise. Inside a transaction it nests as a savepoint.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	return pgx.BeginFunc(ctx, s.q, func(tx pgx.Tx) error {
+		return fn(&Store{pool: s.pool, q: tx})
+	})
+}
+
+// Fenced runs fn on a connection scoped to one org by row-level security: as
+// the role burnrate_app with burnrate.org_id set, so that even a query that
+// forgot its org_id cannot see another org's rows. The connection is reset
+// before it returns to the pool; one that cannot be reset is closed.
+func (s *Store) Fenced(ctx context.Context, orgID int64, fn func(st *Store) error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("store: acquire: %w", err)
+	}
+	// The org id is an integer, so formatting it into the statement is safe;
+	// it lets both settings travel in one round trip.
+	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(orgID, 10) + "', false)"
+	if _, err := conn.Exec(ctx, set); err != nil {
+		conn.Release()
+		return fmt.Errorf("store: fence org: %w", err)
+	}
+	defer func() {
+		// A fresh context: the request's may be cancelled already, and a
+		// connection must never go back to the pool still fenced.
+		if _, err := conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id"); err != nil {
+			conn.Conn().Close(context.Background())
+		}
+		conn.Release()
+	}()
+	return fn(&Store{pool: s.pool, q: conn})
+}
+
+// mapError turns driver errors into the store's sentinels, prefixed by op.
+func mapError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+		return fmt.Errorf("%s: %w", op, ErrConflict)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

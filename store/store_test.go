@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestFencedHidesOtherOrgs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	orgA, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "A"})
+	orgB, ownerB := storetest.Org(t, st, storetest.OrgOpts{Name: "B"})
+	if _, _, err := st.CreateAPIToken(ctx, orgB.ID, "b's token", ownerB.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	err := st.Fenced(ctx, orgA.ID, func(fenced *store.Store) error {
+		// Even a query that asks for org B by id gets nothing back.
+		if _, err := fenced.Org(ctx, orgB.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("Org(B) fenced to A: err = %v, want ErrNotFound", err)
+		}
+		toks, err := fenced.APITokens(ctx, orgB.ID)
+		if err != nil {
+			return err
+		}
+		if len(toks) != 0 {
+			t.Errorf("APITokens(B) fenced to A = %d rows, want 0", len(toks))
+		}
+		// Writing into another org is refused by the policy, not just hidden.
+		if _, _, err := fenced.CreateAPIToken(ctx, orgB.ID, "sneaky", 0); err == nil {
+			t.Error("CreateAPIToken(B) fenced to A succeeded")
+		}
+		if _, err := fenced.Org(ctx, orgA.ID); err != nil {
+			t.Errorf("Org(A) fenced to A: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The connection went back to the pool unfenced.
+	for range 5 {
+		if _, err := st.Org(ctx, orgB.ID); err != nil {
+			t.Fatalf("after Fenced, Org(B): %v", err)
+		}
+	}
+}
+
+func TestSessionByCookie(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	u := storetest.User(t, st, storetest.UserOpts{})
+	_, cookie, err := st.CreateSession(ctx, u.ID, 0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := st.SessionByCookie(ctx, cookie); err != nil || s.UserID != u.ID {
+		t.Fatalf("SessionByCookie(good) = %+v, %v", s, err)
+	}
+	for _, bad := range []string{"", "x", cookie + "x", "1.abc", "abc.def"} {
+		if _, err := st.SessionByCookie(ctx, bad); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("SessionByCookie(%q) err = %v, want ErrNotFound", bad, err)
+		}
+	}
+}
+
+func TestSlugify(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Acme Corp":      "acme-corp",
+		"  --ML Team!! ": "ml-team",
+		"Ünïcode":        "n-code",
+		"":               "org",
+		"日本":             "org",
+	} {
+		if got := store.Slugify(in); got != want {
+			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// User is a person who can log in. PasswordHash is a bcrypt hash.
+type User struct {
+	ID           int64
+	Email        string
+	Name         string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+const userColumns = "id, email, name, password_hash, created_at"
+
+func scanUser(row pgx.Row) (User, error) {
+	var u User
+	err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.CreatedAt)
+	return u, err
+}
+
+// User returns the user with id. Returns ErrNotFound if there is none.
+func (s *Store) User(ctx context.Context, id int64) (User, error) {
+	u, err := scanUser(s.q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	return u, mapError("get user", err)
+}
+
+// UserByEmail finds a user by email, ignoring case. Returns ErrNotFound if
+// there is none.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	u, err := scanUser(s.q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1)`, email))
+	return u, mapError("get user by email", err)
+}
+
+// CreateUser adds a user. Returns ErrConflict if the email is taken.
+func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string) (User, error) {
+	u, err := scanUser(s.q.QueryRow(ctx, `
+		INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3)
+		RETURNING `+userColumns, email, name, passwordHash))
+	return u, mapError("create user", err)
+}
+
+// RecordLoginFailure counts one failed log-in against each key (an email, a
+// client address).
+func (s *Store) RecordLoginFailure(ctx context.Context, keys ...string) error {
+	_, err := s.q.Exec(ctx, `INSERT INTO login_failures (key) SELECT unnest($1::text[])`, keys)
+	return mapError("record login failure", err)
+}
+
+// LoginFailures counts key's failed log-ins since since, and forgets older ones.
+func (s *Store) LoginFailures(ctx context.Context, key string, since time.Time) (int, error) {
+	if _, err := s.q.Exec(ctx, `DELETE FROM login_failures WHERE key = $1 AND at < $2`, key, since); err != nil {
+		return 0, mapError("count login failures", err)
+	}
+	var n int
+	err := s.q.QueryRow(ctx, `SELECT count(*) FROM login_failures WHERE key = $1 AND at >= $2`, key, since).Scan(&n)
+	return n, mapError("count login failures", err)
+}
+
+// ClearLoginFailures forgets key's failures after a successful log-in.
+func (s *Store) ClearLoginFailures(ctx context.Context, key string) error {
+	_, err := s.q.Exec(ctx, `DELETE FROM login_failures WHERE key = $1`, key)
+	return mapError("clear login failures", err)
+}
