@@ -1,0 +1,201 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// Log-in rate limits: failures counted per email and per client address over
+// a sliding window, across every app instance (they are kept in Postgres).
+const (
+	loginWindow         = 15 * time.Minute
+	maxFailuresPerEmail = 10
+	maxFailuresPerIP    = 50
+)
+
+func (s *Server) handleHome(c echo.Context) error {
+	if currentUser(c) != nil {
+		return c.Redirect(http.StatusSeeOther, "/dashboard")
+	}
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+func (s *Server) handleSignupShow(c echo.Context) error {
+	f := views.SignupForm{InviteToken: c.QueryParam("invite"), Email: c.QueryParam("email")}
+	return render(c, http.StatusOK, views.SignupPage(s.shell(c, "Sign up", ""), f))
+}
+
+// handleSignup creates the account, its first org (or joins the invite's
+// org), logs in, and lands on the dashboard.
+func (s *Server) handleSignup(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := views.SignupForm{
+		Name:        strings.TrimSpace(c.FormValue("name")),
+		Email:       strings.TrimSpace(c.FormValue("email")),
+		OrgName:     strings.TrimSpace(c.FormValue("org_name")),
+		InviteToken: c.FormValue("invite"),
+		Errors:      map[string]string{},
+	}
+	password := c.FormValue("password")
+	if f.Name == "" {
+		f.Errors["name"] = "Tell us your name."
+	}
+	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
+		f.Errors["email"] = "Enter an email address like ann@example.com."
+	}
+	if len(password) < minPasswordLen {
+		f.Errors["password"] = "Use at least 10 characters."
+	} else if len(password) > 72 {
+		f.Errors["password"] = "Use at most 72 characters."
+	}
+	var invite *store.Invite
+	if f.InviteToken != "" {
+		inv, err := s.store.InviteByToken(ctx, f.InviteToken)
+		if errors.Is(err, store.ErrNotFound) {
+			f.Error = "This invite link is no longer valid: it was used, withdrawn, or is older than 7 days. Ask for a new one."
+			f.InviteToken = ""
+		} else if err != nil {
+			return err
+		} else {
+			invite = &inv
+		}
+	}
+	if f.OrgName == "" && invite == nil {
+		f.OrgName = f.Name + "'s team"
+	}
+	if len(f.Errors) > 0 || f.Error != "" {
+		return render(c, http.StatusUnprocessableEntity, views.SignupPage(s.shell(c, "Sign up", ""), f))
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return err
+	}
+	var user store.User
+	var orgID int64
+	err = s.store.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		user, err = tx.CreateUser(ctx, f.Email, f.Name, hash)
+		if err != nil {
+			return err
+		}
+		if invite != nil {
+			inv, err := tx.AcceptInvite(ctx, f.InviteToken, user.ID)
+			orgID = inv.OrgID
+			return err
+		}
+		org, err := tx.CreateOrg(ctx, f.OrgName, user.ID)
+		orgID = org.ID
+		return err
+	})
+	if errors.Is(err, store.ErrConflict) {
+		f.Errors["email"] = "There is already an account with this email. Log in instead."
+		return render(c, http.StatusUnprocessableEntity, views.SignupPage(s.shell(c, "Sign up", ""), f))
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.startSession(c, user.ID, orgID); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+func (s *Server) handleLoginShow(c echo.Context) error {
+	f := views.LoginForm{Next: safeNext(c.QueryParam("next"))}
+	return render(c, http.StatusOK, views.LoginPage(s.shell(c, "Log in", ""), f))
+}
+
+// handleLogin checks the password, rate-limiting failures per email and per
+// client address, and starts a new session (a fresh id: never the one the
+// browser came with).
+func (s *Server) handleLogin(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
+	password := c.FormValue("password")
+	emailKey, ipKey := "email:"+strings.ToLower(f.Email), "ip:"+c.RealIP()
+	since := time.Now().Add(-loginWindow)
+	for key, max := range map[string]int{emailKey: maxFailuresPerEmail, ipKey: maxFailuresPerIP} {
+		n, err := s.store.LoginFailures(ctx, key, since)
+		if err != nil {
+			return err
+		}
+		if n >= max {
+			f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
+			return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
+		}
+	}
+	user, err := s.store.UserByEmail(ctx, f.Email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		checkPassword(dummyHash, password)
+	}
+	if err != nil || !checkPassword(user.PasswordHash, password) {
+		if err := s.store.RecordLoginFailure(ctx, emailKey, ipKey); err != nil {
+			return err
+		}
+		f.Error = "Wrong email or password."
+		return render(c, http.StatusUnauthorized, views.LoginPage(s.shell(c, "Log in", ""), f))
+	}
+	if err := s.store.ClearLoginFailures(ctx, emailKey); err != nil {
+		return err
+	}
+	var orgID int64
+	if orgs, err := s.store.OrgsForUser(ctx, user.ID); err != nil {
+		return err
+	} else if len(orgs) > 0 {
+		orgID = orgs[0].ID
+	}
+	if err := s.startSession(c, user.ID, orgID); err != nil {
+		return err
+	}
+	next := f.Next
+	if next == "" {
+		next = "/dashboard"
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+func (s *Server) handleLogout(c echo.Context) error {
+	if sess := currentSession(c); sess != nil {
+		if err := s.store.DeleteSession(c.Request().Context(), sess.ID); err != nil {
+			return err
+		}
+	}
+	s.clearSessionCookie(c)
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// startSession replaces any session the browser has with a new one, so a
+// session id planted before log-in is worthless after it.
+func (s *Server) startSession(c echo.Context, userID, orgID int64) error {
+	ctx := c.Request().Context()
+	if old := currentSession(c); old != nil {
+		if err := s.store.DeleteSession(ctx, old.ID); err != nil {
+			return err
+		}
+	}
+	_, cookie, err := s.store.CreateSession(ctx, userID, orgID, c.Request().UserAgent())
+	if err != nil {
+		return err
+	}
+	s.setSessionCookie(c, cookie)
+	return nil
+}
+
+// safeNext keeps post-log-in redirects on this site: a local path only.
+func safeNext(next string) string {
+	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.Contains(next, `\`) {
+		return next
+	}
+	return ""
+}

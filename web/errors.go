@@ -1,0 +1,93 @@
+package web
+
+import (
+	"errors"
+	"html"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// apiError is the JSON body of every API error. Line and Column are set for
+// errors in an uploaded file.
+type apiError struct {
+	Error  string `json:"error"`
+	Line   int    `json:"line,omitempty"`
+	Column string `json:"column,omitempty"`
+}
+
+// statusError lets domain errors (an import's parse error, say) carry their
+// own status and position without depending on echo.
+type statusError interface {
+	error
+	HTTPStatus() int
+}
+
+// handleError is the one place errors become responses: store sentinels
+// and HTTP errors map to their status, anything else is a 500 whose detail
+// is logged, never shown.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status := http.StatusInternalServerError
+	msg := "Something went wrong on our side. It has been logged; please try again."
+	body := apiError{}
+	var he *echo.HTTPError
+	var se statusError
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		status, msg = http.StatusNotFound, "Not found."
+	case errors.As(err, &he):
+		status = he.Code
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		} else {
+			msg = http.StatusText(status)
+		}
+	case errors.As(err, &se):
+		status, msg = se.HTTPStatus(), se.Error()
+		var pe interface{ Position() (int, string) }
+		if errors.As(err, &pe) {
+			body.Line, body.Column = pe.Position()
+		}
+	}
+	req := c.Request()
+	attrs := []slog.Attr{
+		slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),
+		slog.String("method", req.Method),
+		slog.String("path", req.URL.Path),
+		slog.Int("status", status),
+		slog.Any("error", err),
+	}
+	if status >= 500 {
+		s.log.LogAttrs(req.Context(), slog.LevelError, "request failed", attrs...)
+	} else {
+		s.log.LogAttrs(req.Context(), slog.LevelDebug, "request refused", attrs...)
+	}
+
+	if req.Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if isAPI(c) {
+		body.Error = msg
+		_ = c.JSON(status, body)
+		return
+	}
+	if isHTMX(c) {
+		// Show the message in place of whatever the request was to update.
+		c.Response().Header().Set("HX-Retarget", "#htmx-error")
+		c.Response().Header().Set("HX-Reswap", "innerHTML")
+		_ = c.HTML(status, `<div class="flash flash-error" role="alert">`+html.EscapeString(msg)+`</div>`)
+		return
+	}
+	if rerr := render(c, status, views.ErrorPage(s.shell(c, http.StatusText(status), ""), status, msg)); rerr != nil {
+		s.log.Error("render error page", slog.Any("error", rerr))
+		_ = c.String(status, msg)
+	}
+}

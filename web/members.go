@@ -1,0 +1,172 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+func (s *Server) membersPage(c echo.Context, status int, f views.InviteForm) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	members, err := s.db(c).Members(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	invites, err := s.db(c).Invites(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.MembersPage(s.shell(c, "Members", "settings"), members, invites, f))
+}
+
+func (s *Server) handleMembers(c echo.Context) error {
+	return s.membersPage(c, http.StatusOK, views.InviteForm{})
+}
+
+// pathID parses a numeric path parameter; anything else is "not found".
+func pathID(c echo.Context, name string) (int64, error) {
+	id, err := strconv.ParseInt(c.Param(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, store.ErrNotFound
+	}
+	return id, nil
+}
+
+// handleMemberRole changes a member's role. Only owners make owners, and
+// the last owner stays one.
+func (s *Server) handleMemberRole(c echo.Context) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	userID, err := pathID(c, "user_id")
+	if err != nil {
+		return err
+	}
+	role := store.Role(c.FormValue("role"))
+	if !role.Valid() {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "Unknown role "+strconv.Quote(string(role))+": use owner, admin, member or viewer.")
+	}
+	db := s.db(c)
+	m, err := db.Membership(ctx, org.ID, userID)
+	if err != nil {
+		return err
+	}
+	if (role == store.RoleOwner || m.Role == store.RoleOwner) && currentRole(c) != store.RoleOwner {
+		return echo.NewHTTPError(http.StatusForbidden, "Only owners can make or unmake owners.")
+	}
+	if m.Role == store.RoleOwner && role != store.RoleOwner {
+		if n, err := db.OwnerCount(ctx, org.ID); err != nil {
+			return err
+		} else if n <= 1 {
+			return errLastOwner
+		}
+	}
+	if err := db.UpdateMemberRole(ctx, org.ID, userID, role); err != nil {
+		return err
+	}
+	s.flash(c, m.Email+" is now "+string(role)+".")
+	return c.Redirect(http.StatusSeeOther, "/members")
+}
+
+func (s *Server) handleMemberRemove(c echo.Context) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	userID, err := pathID(c, "user_id")
+	if err != nil {
+		return err
+	}
+	db := s.db(c)
+	m, err := db.Membership(ctx, org.ID, userID)
+	if err != nil {
+		return err
+	}
+	if m.Role == store.RoleOwner {
+		if currentRole(c) != store.RoleOwner {
+			return echo.NewHTTPError(http.StatusForbidden, "Only owners can remove owners.")
+		}
+		if n, err := db.OwnerCount(ctx, org.ID); err != nil {
+			return err
+		} else if n <= 1 {
+			return errLastOwner
+		}
+	}
+	if err := db.RemoveMember(ctx, org.ID, userID); err != nil {
+		return err
+	}
+	s.flash(c, "Removed "+m.Email+".")
+	return c.Redirect(http.StatusSeeOther, "/members")
+}
+
+// handleInviteCreate makes an invite link and shows it once.
+func (s *Server) handleInviteCreate(c echo.Context) error {
+	f := views.InviteForm{Email: strings.TrimSpace(c.FormValue("email")), Role: c.FormValue("role")}
+	role := store.Role(f.Role)
+	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
+		f.Error = "Enter the teammate's email address, like ann@example.com."
+	} else if role != store.RoleAdmin && role != store.RoleMember && role != store.RoleViewer {
+		f.Error = "Invite as admin, member or viewer."
+	}
+	if f.Error != "" {
+		return s.membersPage(c, http.StatusUnprocessableEntity, f)
+	}
+	_, token, err := s.db(c).CreateInvite(c.Request().Context(), currentOrg(c).ID, f.Email, role, currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	f.Link = s.cfg.BaseURL + "/join/" + token
+	return s.membersPage(c, http.StatusCreated, f)
+}
+
+func (s *Server) handleInviteDelete(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteInvite(c.Request().Context(), currentOrg(c).ID, id); err != nil {
+		return err
+	}
+	s.flash(c, "Invite withdrawn.")
+	return c.Redirect(http.StatusSeeOther, "/members")
+}
+
+// handleInviteShow is where an invite link lands, logged in or not.
+func (s *Server) handleInviteShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	token := c.Param("token")
+	inv, err := s.store.InviteByToken(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "This invite link is no longer valid: it was used, withdrawn, or is older than 7 days. Ask for a new one.")
+	}
+	if err != nil {
+		return err
+	}
+	org, err := s.store.Org(ctx, inv.OrgID)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.InvitePage(s.shell(c, "Join "+org.Name, ""), inv, org.Name, token))
+}
+
+// handleInviteAccept joins the logged-in user to the invite's org.
+func (s *Server) handleInviteAccept(c echo.Context) error {
+	ctx := c.Request().Context()
+	inv, err := s.store.AcceptInvite(ctx, c.Param("token"), currentUser(c).ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "This invite link is no longer valid: it was used, withdrawn, or is older than 7 days. Ask for a new one.")
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetSessionOrg(ctx, currentSession(c).ID, inv.OrgID); err != nil {
+		return err
+	}
+	s.flash(c, "Welcome aboard.")
+	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}

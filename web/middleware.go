@@ -1,0 +1,239 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+const sessionCookie = "burnrate_session"
+
+const (
+	roleAdmin = store.RoleAdmin
+)
+
+func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }
+
+// isHTMX reports whether the request wants a fragment rather than a page
+// (boosted requests want whole pages).
+func isHTMX(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+}
+
+func (s *Server) secureCookies() bool { return strings.HasPrefix(s.cfg.BaseURL, "https://") }
+
+func bodyLimit(n int64) string { return strconv.FormatInt(n, 10) + "B" }
+
+// requestLog logs each request once, after it is served, and records its
+// latency for /metrics.
+func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			// Let the error handler write the response now, so the status
+			// logged is the one sent.
+			c.Error(err)
+		}
+		req, res := c.Request(), c.Response()
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		s.metrics.requests.WithLabelValues(req.Method, route, strconv.Itoa(res.Status)).Observe(time.Since(start).Seconds())
+		level := slog.LevelInfo
+		if res.Status >= 500 {
+			level = slog.LevelError
+		}
+		s.log.LogAttrs(req.Context(), level, "request",
+			slog.String("request_id", res.Header().Get(echo.HeaderXRequestID)),
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.Int("status", res.Status),
+			slog.Duration("duration", time.Since(start)),
+		)
+		return nil
+	}
+}
+
+// loadSession finds the browser's session, if it has a live one, and with
+// it the user and the org they are looking at.
+func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if isAPI(c) || strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			return next(c)
+		}
+		ck, err := c.Cookie(sessionCookie)
+		if err != nil || ck.Value == "" {
+			return next(c)
+		}
+		ctx := c.Request().Context()
+		sess, err := s.store.SessionByCookie(ctx, ck.Value)
+		if errors.Is(err, store.ErrNotFound) {
+			s.clearSessionCookie(c)
+			return next(c)
+		}
+		if err != nil {
+			return err
+		}
+		user, err := s.store.User(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		c.Set(keySession, &sess)
+		c.Set(keyUser, &user)
+		if sess.OrgID != 0 {
+			m, err := s.store.Membership(ctx, sess.OrgID, user.ID)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				// Removed from the org since: look at none.
+			case err != nil:
+				return err
+			default:
+				org, err := s.store.Org(ctx, sess.OrgID)
+				if err != nil {
+					return err
+				}
+				c.Set(keyOrg, &org)
+				c.Set(keyRole, m.Role)
+			}
+		}
+		return next(c)
+	}
+}
+
+// requireUser sends logged-out visitors to the log-in page.
+func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentUser(c) == nil {
+			if c.Request().Method != http.MethodGet {
+				return echo.NewHTTPError(http.StatusUnauthorized, "Log in first.")
+			}
+			return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
+		}
+		return next(c)
+	}
+}
+
+// requireOrg sends a user who is in no org (yet) to create one.
+func (s *Server) requireOrg(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentOrg(c) != nil {
+			return next(c)
+		}
+		orgs, err := s.store.OrgsForUser(c.Request().Context(), currentUser(c).ID)
+		if err != nil {
+			return err
+		}
+		if len(orgs) == 0 {
+			return c.Redirect(http.StatusSeeOther, "/orgs/new")
+		}
+		// Looking at no org (or one they left): pick their first.
+		o := orgs[0]
+		if err := s.store.SetSessionOrg(c.Request().Context(), currentSession(c).ID, o.ID); err != nil {
+			return err
+		}
+		c.Set(keyOrg, &o.Org)
+		c.Set(keyRole, o.Role)
+		return next(c)
+	}
+}
+
+// requireToken authenticates API requests by their bearer token; the token
+// decides the org.
+func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		auth := c.Request().Header.Get(echo.HeaderAuthorization)
+		secret, ok := strings.CutPrefix(auth, "Bearer ")
+		if !ok || secret == "" {
+			return echo.NewHTTPError(http.StatusUnauthorized, "missing API token: send Authorization: Bearer <token> (create one under Settings → API tokens)")
+		}
+		ctx := c.Request().Context()
+		tok, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
+		if errors.Is(err, store.ErrNotFound) {
+			return echo.NewHTTPError(http.StatusUnauthorized, "invalid or revoked API token")
+		}
+		if err != nil {
+			return err
+		}
+		org, err := s.store.Org(ctx, tok.OrgID)
+		if err != nil {
+			return err
+		}
+		c.Set(keyOrg, &org)
+		c.Set(keyRole, store.RoleMember)
+		return next(c)
+	}
+}
+
+// fence runs the rest of the request on a connection that row-level
+// security confines to the current org: a second fence behind the org_id
+// every query takes.
+func (s *Server) fence(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		org := currentOrg(c)
+		return s.store.Fenced(c.Request().Context(), org.ID, func(st *store.Store) error {
+			c.Set(keyStore, st)
+			err := next(c)
+			if err != nil {
+				// Render the error while the fenced connection is still
+				// ours: the error page may query (the nav lists orgs).
+				c.Error(err)
+			}
+			return nil
+		})
+	}
+}
+
+// refuseViewerWrites lets viewers look but not touch: any request that is
+// not a read is refused.
+func (s *Server) refuseViewerWrites(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if !currentRole(c).CanWrite() {
+			return echo.NewHTTPError(http.StatusForbidden, "Viewers can look but not change anything. Ask an admin for the member role.")
+		}
+		return next(c)
+	}
+}
+
+// requireRole refuses users below min in the current org.
+func (s *Server) requireRole(min store.Role) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if !currentRole(c).AtLeast(min) {
+				return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf("Only %ss and owners can do that.", min))
+			}
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) setSessionCookie(c echo.Context, value string) {
+	c.SetCookie(&http.Cookie{
+		Name:     sessionCookie,
+		Value:    value,
+		Path:     "/",
+		Expires:  time.Now().Add(store.SessionTTL),
+		HttpOnly: true,
+		Secure:   s.secureCookies() || c.IsTLS(),
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (s *Server) clearSessionCookie(c echo.Context) {
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+}

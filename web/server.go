@@ -1,0 +1,119 @@
+// Package web is Burnrate's HTTP face: the server-rendered app (templ +
+// htmx) and the JSON API, on one echo router. Handlers are methods on
+// Server; routes are listed in routes.go; errors become responses in
+// errors.go.
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+// Config is what the web layer needs from the environment.
+type Config struct {
+	// BaseURL is where users reach Burnrate, for links shown to copy
+	// (invites). Secure cookies are used when it starts with https://.
+	BaseURL string
+	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
+	MaxUploadBytes int64
+	// Version is shown in /healthz.
+	Version string
+}
+
+// Server is the web app. Create it with NewServer; it is an http.Handler.
+type Server struct {
+	log     *slog.Logger
+	store   *store.Store
+	cfg     Config
+	echo    *echo.Echo
+	metrics *metrics
+}
+
+// NewServer wires the routes and middleware.
+func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://localhost:8080"
+	}
+	if cfg.MaxUploadBytes == 0 {
+		cfg.MaxUploadBytes = 512 << 20
+	}
+	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New()}
+	s.echo.HideBanner = true
+	s.echo.HidePort = true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.metrics = newMetrics()
+	s.routes()
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// ListenAndServe serves on addr until ctx is cancelled, then shuts down
+// gracefully, giving in-flight requests (an upload, say) up to 30 seconds.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", slog.String("addr", addr))
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// metrics are the Prometheus collectors, on a registry of the server's own
+// (not the global one) so that servers in tests do not collide.
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	requests := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "burnrate_http_request_duration_seconds",
+		Help:    "HTTP request latency by route and status code.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 60},
+	}, []string{"method", "route", "code"})
+	reg.MustRegister(requests)
+	return &metrics{registry: reg, requests: requests}
+}
+
+// Route is one entry of the route table.
+type Route struct{ Method, Path string }
+
+// Routes lists every route the server serves, for tests that must visit
+// them all.
+func (s *Server) Routes() []Route {
+	var rs []Route
+	for _, r := range s.echo.Routes() {
+		rs = append(rs, Route{Method: r.Method, Path: r.Path})
+	}
+	return rs
+}

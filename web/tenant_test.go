@@ -1,0 +1,111 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// orgFixtures are ids of things that belong to one org, keyed by the route
+// path prefix whose :id names them. Every route with a path parameter must
+// find its fixture here, so a new tenant route cannot dodge the walk in
+// TestCrossTenantRoutesAre404.
+type orgFixtures map[string]string
+
+func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) orgFixtures {
+	t.Helper()
+	member := storetest.Member(t, b.st, org, store.RoleMember)
+	inv, _, err := b.st.CreateInvite(ctx(), org.ID, "someone@example.com", store.RoleMember, owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := b.st.CreateAPIToken(ctx(), org.ID, "fixture", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return orgFixtures{
+		"/members/:user_id": itoa(member.ID),
+		"/invites/:id":      itoa(inv.ID),
+		"/tokens/:id":       itoa(tok.ID),
+	}
+}
+
+// fill replaces a route's parameters with org B's ids; ok is false when the
+// route has a parameter no fixture covers.
+func (f orgFixtures) fill(path string) (string, bool) {
+	if !strings.Contains(path, ":") {
+		return path, true
+	}
+	for prefix, id := range f {
+		if strings.HasPrefix(strings.TrimPrefix(path, "/api/v1"), prefix) {
+			param := prefix[strings.LastIndex(prefix, "/")+1:]
+			return strings.Replace(path, param, id, 1), true
+		}
+	}
+	return path, false
+}
+
+// TestCrossTenantRoutesAre404 walks every route that takes an id, as a
+// member (admin) of org A, against the ids of org B's things, and expects
+// 404 every time: another org's things look like nothing at all.
+func TestCrossTenantRoutesAre404(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	orgA, ownerA := storetest.Org(t, b.st, storetest.OrgOpts{Name: "A"})
+	orgB, ownerB := storetest.Org(t, b.st, storetest.OrgOpts{Name: "B"})
+	fixturesB := makeOrgFixtures(t, b, orgB, ownerB)
+	_, tokenA, err := b.st.CreateAPIToken(ctx(), orgA.ID, "a", ownerA.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := b.client(t)
+	c.login(ownerA.Email)
+
+	routes := b.srv.Routes()
+	sort.Slice(routes, func(i, j int) bool { return routes[i].Path+routes[i].Method < routes[j].Path+routes[j].Method })
+	walked := 0
+	for _, r := range routes {
+		if !strings.Contains(r.Path, ":") || strings.HasPrefix(r.Path, "/join/") || strings.HasPrefix(r.Path, "/static") {
+			continue // no id, or a public secret-token link (not an id)
+		}
+		path, ok := fixturesB.fill(r.Path)
+		if !ok {
+			t.Errorf("%s %s: no org B fixture for its parameter; add one to makeOrgFixtures", r.Method, r.Path)
+			continue
+		}
+		var rec interface{ Result() *http.Response }
+		if strings.HasPrefix(path, "/api/") {
+			req := newFormRequest(path, url.Values{})
+			req.Method = r.Method
+			req.Header.Set("Authorization", "Bearer "+tokenA)
+			rec = c.do(req)
+		} else if r.Method == http.MethodGet {
+			rec = c.get(path)
+		} else {
+			c.get("/dashboard")
+			req := newFormRequest(path, url.Values{"_csrf": {c.csrf}, "role": {"viewer"}, "name": {"x"}})
+			req.Method = r.Method
+			rec = c.do(req)
+		}
+		if got := rec.Result().StatusCode; got != http.StatusNotFound {
+			t.Errorf("%s %s as org A: status %d, want 404", r.Method, path, got)
+		}
+		walked++
+	}
+	t.Logf("walked %d tenant routes with org B's ids", walked)
+	if walked < 4 {
+		t.Fatalf("walked only %d routes", walked)
+	}
+	// Org B's things are untouched.
+	if ms, _ := b.st.Members(ctx(), orgB.ID); len(ms) != 2 {
+		t.Fatalf("org B members = %d, want 2", len(ms))
+	}
+	if toks, _ := b.st.APITokens(ctx(), orgB.ID); toks[0].RevokedAt != nil {
+		t.Fatal("org B's token was revoked from org A")
+	}
+}
