@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"strconv"
 
+	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 )
 
 // ErrNotFound is returned when a row does not exist, or belongs to another org.
