@@ -52,29 +52,34 @@ func (s *Server) routes() {
 	e.POST("/logout", s.handleLogout)
 	e.GET("/join/:token", s.handleInviteShow)
 
-	// Logged in, any org or none.
-	user := e.Group("", s.requireUser)
-	user.POST("/join/:token", s.handleInviteAccept)
-	user.GET("/orgs/new", s.handleOrgNew)
-	user.POST("/orgs", s.handleOrgCreate)
-	user.POST("/orgs/switch", s.handleOrgSwitch)
+	// Logged in, any org or none. (Middleware is given per route, not per
+	// group: an echo group with middleware also catches unknown paths, which
+	// must stay plain 404s.)
+	user := []echo.MiddlewareFunc{s.requireUser}
+	e.POST("/join/:token", s.handleInviteAccept, user...)
+	e.GET("/orgs/new", s.handleOrgNew, user...)
+	e.POST("/orgs", s.handleOrgCreate, user...)
+	e.POST("/orgs/switch", s.handleOrgSwitch, user...)
 
 	// Logged in, looking at an org: every handler here sees only that org,
 	// by org_id in its queries and by row-level security (s.fence).
-	app := e.Group("", s.requireUser, s.requireOrg, s.fence, s.refuseViewerWrites)
-	app.GET("/dashboard", s.handleDashboard)
-	app.GET("/settings", s.handleSettingsShow)
-	app.POST("/settings", s.handleSettingsUpdate, s.requireRole(roleAdmin))
-	app.GET("/members", s.handleMembers)
-	app.POST("/members/:user_id/role", s.handleMemberRole, s.requireRole(roleAdmin))
-	app.POST("/members/:user_id/remove", s.handleMemberRemove, s.requireRole(roleAdmin))
-	app.POST("/invites", s.handleInviteCreate, s.requireRole(roleAdmin))
-	app.POST("/invites/:id/delete", s.handleInviteDelete, s.requireRole(roleAdmin))
-	app.GET("/tokens", s.handleTokens)
-	app.POST("/tokens", s.handleTokenCreate, s.requireRole(roleAdmin))
-	app.POST("/tokens/:id/revoke", s.handleTokenRevoke, s.requireRole(roleAdmin))
+	app := func(extra ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return append([]echo.MiddlewareFunc{s.requireUser, s.requireOrg, s.fence, s.refuseViewerWrites}, extra...)
+	}
+	admin := app(s.requireRole(roleAdmin))
+	e.GET("/dashboard", s.handleDashboard, app()...)
+	e.GET("/settings", s.handleSettingsShow, app()...)
+	e.POST("/settings", s.handleSettingsUpdate, admin...)
+	e.GET("/members", s.handleMembers, app()...)
+	e.POST("/members/:user_id/role", s.handleMemberRole, admin...)
+	e.POST("/members/:user_id/remove", s.handleMemberRemove, admin...)
+	e.POST("/invites", s.handleInviteCreate, admin...)
+	e.POST("/invites/:id/delete", s.handleInviteDelete, admin...)
+	e.GET("/tokens", s.handleTokens, app()...)
+	e.POST("/tokens", s.handleTokenCreate, admin...)
+	e.POST("/tokens/:id/revoke", s.handleTokenRevoke, admin...)
 
 	// JSON API for scripts, authenticated by org API tokens.
-	api := e.Group("/api/v1", s.requireToken, s.fence)
-	api.GET("/org", s.handleAPIOrg)
+	api := []echo.MiddlewareFunc{s.requireToken, s.fence}
+	e.GET("/api/v1/org", s.handleAPIOrg, api...)
 }
