@@ -11,8 +11,9 @@ run: ## run Burnrate on :8080 (its own private Postgres unless DATABASE_URL is s
 	$(GO) run ./cmd/burnrate serve
 
 test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1:5432, else a private cluster)
+	scripts/test-deps
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 generate: ## regenerate templ code
 	$(GO) tool templ generate
