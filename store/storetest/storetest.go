@@ -6,17 +6,21 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
 	"github.com/peterldowns/pgtestdb/migrators/golangmigrator"
 
 	"github.com/burnrate/burnrate/migrations"
+	"github.com/burnrate/burnrate/pgcluster"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -27,18 +31,54 @@ var (
 	serverOnce sync.Once
 	serverConf pgtestdb.Config
 	serverErr  error
+	private    *pgcluster.Cluster // started when no server answers
 )
 
-// server returns the pgtestdb configuration of the test server.
+// server returns the pgtestdb configuration of the test server: the one at
+// TEST_DATABASE_URL, else the local default, else, when that does not
+// answer, a private throwaway cluster (see Main).
 func server() (pgtestdb.Config, error) {
 	serverOnce.Do(func() {
 		raw := os.Getenv("TEST_DATABASE_URL")
 		if raw == "" {
 			raw = DefaultURL
+			if !answers(raw) {
+				c, err := pgcluster.Start(context.Background(), pgcluster.Options{Ephemeral: true, Database: "postgres"})
+				if err != nil {
+					serverErr = fmt.Errorf("no Postgres at %s, and a private one would not start: %w", DefaultURL, err)
+					return
+				}
+				private, raw = c, c.AdminURL()
+			}
 		}
 		serverConf, serverErr = configFromURL(raw)
 	})
 	return serverConf, serverErr
+}
+
+func answers(url string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return false
+	}
+	conn.Close(ctx)
+	return true
+}
+
+// Main runs a package's tests and then stops the private cluster, if one was
+// started. Packages that use storetest call it from TestMain:
+//
+//	func TestMain(m *testing.M) { storetest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if private != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = private.Stop(ctx)
+		cancel()
+	}
+	os.Exit(code)
 }
 
 func configFromURL(raw string) (pgtestdb.Config, error) {

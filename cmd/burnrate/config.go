@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is everything Burnrate reads from its environment. There is no
+// config file: every setting is an environment variable, documented in the
+// README.
+type Config struct {
+	DatabaseURL    string // empty: start a private Postgres under DataDir
+	DataDir        string
+	Addr           string
+	BaseURL        string
+	LogLevel       slog.Level
+	LogFormat      string
+	MaxUploadBytes int64
+	RunMigrations  bool
+	SMTPURL        string
+	Stripe         StripeConfig
+}
+
+// StripeConfig turns billing on. Without a secret key (self-hosted), billing
+// is off and every feature is unlocked.
+type StripeConfig struct {
+	SecretKey     string
+	WebhookSecret string
+}
+
+// loadConfig reads and validates the environment, reporting every problem
+// at once rather than one per start.
+func loadConfig(getenv func(string) string) (Config, error) {
+	var errs []error
+	or := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	secret := func(key string) string {
+		// KEY_FILE names a file holding the secret (Docker/Kubernetes secrets).
+		if f := getenv(key + "_FILE"); f != "" {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", key, err))
+				return ""
+			}
+			return strings.TrimSpace(string(b))
+		}
+		return getenv(key)
+	}
+	cfg := Config{
+		DatabaseURL: secret("DATABASE_URL"),
+		DataDir:     or("BURNRATE_DATA_DIR", ".burnrate"),
+		Addr:        or("ADDR", ":8080"),
+		BaseURL:     strings.TrimRight(or("BASE_URL", ""), "/"),
+		LogFormat:   or("LOG_FORMAT", "text"),
+		SMTPURL:     secret("SMTP_URL"),
+		Stripe: StripeConfig{
+			SecretKey:     secret("STRIPE_SECRET_KEY"),
+			WebhookSecret: secret("STRIPE_WEBHOOK_SECRET"),
+		},
+	}
+	if cfg.DatabaseURL != "" {
+		if u, err := url.Parse(cfg.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			errs = append(errs, errors.New("DATABASE_URL: want postgres://user:password@host:5432/dbname"))
+		}
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(or("LOG_LEVEL", "info"))); err != nil {
+		errs = append(errs, fmt.Errorf("LOG_LEVEL: want debug, info, warn or error, got %q", getenv("LOG_LEVEL")))
+	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("LOG_FORMAT: want text or json, got %q", cfg.LogFormat))
+	}
+	if cfg.BaseURL == "" {
+		port := "8080"
+		if _, p, ok := strings.Cut(cfg.Addr, ":"); ok && p != "" {
+			port = p
+		}
+		cfg.BaseURL = "http://localhost:" + port
+	} else if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("BASE_URL: want an absolute URL such as https://burnrate.example.com, got %q", cfg.BaseURL))
+	}
+	mb, err := strconv.ParseInt(or("MAX_UPLOAD_MB", "512"), 10, 64)
+	if err != nil || mb <= 0 {
+		errs = append(errs, fmt.Errorf("MAX_UPLOAD_MB: want a positive whole number of megabytes, got %q", getenv("MAX_UPLOAD_MB")))
+	}
+	cfg.MaxUploadBytes = mb << 20
+	switch v := or("RUN_MIGRATIONS", "1"); v {
+	case "1", "true":
+		cfg.RunMigrations = true
+	case "0", "false":
+	default:
+		errs = append(errs, fmt.Errorf("RUN_MIGRATIONS: want 1 or 0, got %q", v))
+	}
+	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
+		errs = append(errs, errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
+	}
+	if cfg.SMTPURL != "" {
+		if u, err := url.Parse(cfg.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") {
+			errs = append(errs, errors.New("SMTP_URL: want smtp://user:password@host:587 or smtps://…"))
+		}
+	}
+	if len(errs) > 0 {
+		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
+	}
+	return cfg, nil
+}
+
+// joinLines joins errors one per line, indented under "configuration:".
+func joinLines(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
+}
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

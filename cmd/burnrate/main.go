@@ -1,0 +1,161 @@
+// Command burnrate is the whole of Burnrate in one binary: the web app and
+// its subcommands for scripts (see usage).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/burnrate/burnrate/migrations"
+	"github.com/burnrate/burnrate/pgcluster"
+	"github.com/burnrate/burnrate/store"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `Burnrate: what your team spends on GPUs and LLM APIs, against budgets.
+
+Usage: burnrate <command> [flags]
+
+Commands:
+  serve                      run the web app on ADDR (default :8080)
+  migrate up|down N|version  manage the database schema
+  org create --name NAME --owner-email EMAIL [--password P] [--json]
+                             create an org and print its slug and an API token
+
+Every command reads DATABASE_URL; without it, Burnrate starts its own private
+Postgres under ./.burnrate (BURNRATE_DATA_DIR). Run 'burnrate <command> -h'
+for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "burnrate:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// run is main without the process: tests call it with their own arguments,
+// environment and output.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, cfg, log, rest)
+	case "migrate":
+		return runMigrate(ctx, cfg, log, rest, stdout)
+	case "org":
+		return runOrg(ctx, cfg, log, rest, stdout)
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
+}
+
+// database is an open store and what it takes to close it: with
+// DATABASE_URL unset, that includes stopping the private cluster.
+type database struct {
+	url     string
+	store   *store.Store
+	cluster *pgcluster.Cluster
+}
+
+// openDatabase connects to DATABASE_URL, or starts the private cluster, and
+// applies migrations when allowed (always for the private cluster, which
+// nobody else manages).
+func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate bool) (*database, error) {
+	db := &database{url: cfg.DatabaseURL}
+	if db.url == "" {
+		c, err := startPrivatePostgres(ctx, cfg, log)
+		if err != nil {
+			return nil, err
+		}
+		db.cluster, db.url = c, c.URL()
+		migrate = true
+	}
+	if migrate {
+		if err := migrations.Up(db.url); err != nil {
+			db.close()
+			return nil, err
+		}
+	} else if err := checkSchema(db.url); err != nil {
+		db.close()
+		return nil, err
+	}
+	st, err := store.Open(ctx, db.url)
+	if err != nil {
+		db.close()
+		return nil, err
+	}
+	db.store = st
+	return db, nil
+}
+
+// startPrivatePostgres starts the embedded default: a Postgres cluster of
+// Burnrate's own under DataDir, from the machine's server binaries.
+func startPrivatePostgres(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
+	log.Info("DATABASE_URL is not set: starting a private Postgres", slog.String("data_dir", cfg.DataDir+"/pg"))
+	c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: cfg.DataDir + "/pg", Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("start the private Postgres (or set DATABASE_URL): %w", err)
+	}
+	return c, nil
+}
+
+// checkSchema refuses to run against a database whose schema is behind this
+// binary's (RUN_MIGRATIONS=0 and nobody ran 'burnrate migrate up').
+func checkSchema(url string) error {
+	m, err := migrations.New(url)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	have, dirty, err := m.Version()
+	if err != nil && !errors.Is(err, migrateErrNilVersion) {
+		return err
+	}
+	want, err := migrations.Latest()
+	if err != nil {
+		return err
+	}
+	if dirty || have != want {
+		return fmt.Errorf("database schema is at version %d (dirty=%v), this binary needs %d: run 'burnrate migrate up'", have, dirty, want)
+	}
+	return nil
+}
+
+func (db *database) close() {
+	if db.store != nil {
+		db.store.Close()
+	}
+	if db.cluster != nil {
+		// The signal context is done by now; stopping needs a fresh one.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = db.cluster.Stop(ctx)
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+func env(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func TestConfigReportsEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(env(map[string]string{
+		"DATABASE_URL":      "mysql://nope",
+		"LOG_LEVEL":         "loud",
+		"LOG_FORMAT":        "xml",
+		"BASE_URL":          "localhost:8080",
+		"MAX_UPLOAD_MB":     "-1",
+		"STRIPE_SECRET_KEY": "sk_test_x",
+	}))
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{"DATABASE_URL", "LOG_LEVEL", "LOG_FORMAT", "BASE_URL", "MAX_UPLOAD_MB", "STRIPE_WEBHOOK_SECRET"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("config error does not mention %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != ":8080" || cfg.BaseURL != "http://localhost:8080" || cfg.DatabaseURL != "" || !cfg.RunMigrations || cfg.MaxUploadBytes != 512<<20 {
+		t.Fatalf("defaults = %+v", cfg)
+	}
+}
+
+func TestOrgCreate(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"org", "create", "--name", "Script Co", "--owner-email", "ops@example.com", "--json"},
+		env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Slug          string `json:"slug"`
+		APIToken      string `json:"api_token"`
+		OwnerPassword string `json:"owner_password"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if got.Slug != "script-co" || !strings.HasPrefix(got.APIToken, store.APITokenPrefix) || got.OwnerPassword == "" {
+		t.Fatalf("org create printed %s", out.String())
+	}
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tok, err := st.APITokenBySecret(context.Background(), got.APIToken)
+	if err != nil {
+		t.Fatalf("the printed token does not work: %v", err)
+	}
+	org, _ := st.OrgBySlug(context.Background(), "script-co")
+	if tok.OrgID != org.ID {
+		t.Fatal("token is for another org")
+	}
+
+	// A second org for the same owner reuses the user.
+	out.Reset()
+	if err := run(context.Background(), []string{"org", "create", "--name", "Script Co", "--owner-email", "ops@example.com"},
+		env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "script-co-2") || strings.Contains(out.String(), "password") {
+		t.Fatalf("second org create printed %q", out.String())
+	}
+}
+
+func TestMigrateVersion(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "version"}, env(map[string]string{"DATABASE_URL": url}), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "version: ") || strings.Contains(out.String(), "dirty: true") {
+		t.Fatalf("migrate version printed %q", out.String())
+	}
+}
