@@ -1,0 +1,113 @@
+-- Ingestion: every uploaded file (imports), its normalised rows (charges),
+-- and the per-day rollup the dashboard reads (daily_spend).
+--
+-- charges is written by COPY in the import's own transaction, so it carries
+-- only the indexes imports and rollup rebuilds need. daily_spend is kept in
+-- step in the same transaction: the dashboard never scans charges.
+-- Partitioning charges by month is left for when volume needs it; every key
+-- already leads with org_id.
+
+CREATE TABLE imports (
+    org_id        bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    id            bigint GENERATED ALWAYS AS IDENTITY,
+    file_name     text NOT NULL,
+    sha256        bytea NOT NULL,
+    size_bytes    bigint NOT NULL,
+    source        text NOT NULL DEFAULT '',
+    -- processing: being read; succeeded: committed; failed: nothing written,
+    -- error says why (and where).
+    status        text NOT NULL CHECK (status IN ('processing', 'succeeded', 'failed')),
+    error         text NOT NULL DEFAULT '',
+    error_line    integer,
+    error_column  text NOT NULL DEFAULT '',
+    rows          bigint NOT NULL DEFAULT 0,
+    replaced_rows bigint NOT NULL DEFAULT 0,
+    skipped_rows  bigint NOT NULL DEFAULT 0,
+    period_start  date,
+    period_end    date,
+    totals        jsonb NOT NULL DEFAULT '{}',
+    uploaded_by   bigint REFERENCES users (id) ON DELETE SET NULL,
+    via           text NOT NULL DEFAULT 'web',
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    finished_at   timestamptz,
+    PRIMARY KEY (org_id, id)
+);
+-- The same file twice is a no-op: found by its hash among the org's
+-- successful imports.
+CREATE UNIQUE INDEX imports_org_sha256_key ON imports (org_id, sha256) WHERE status = 'succeeded';
+CREATE INDEX imports_org_created_idx ON imports (org_id, created_at DESC);
+
+CREATE TABLE charges (
+    org_id               bigint NOT NULL,
+    import_id            bigint NOT NULL,
+    line                 integer NOT NULL, -- the CSV line the row came from
+    source               text NOT NULL,
+    provider_name        text NOT NULL,
+    service_name         text NOT NULL,
+    service_category     text NOT NULL,
+    sku                  text NOT NULL,
+    resource_id          text NOT NULL,
+    region_id            text NOT NULL,
+    sub_account_id       text NOT NULL,
+    charge_category      text NOT NULL,
+    charge_period_start  timestamptz NOT NULL,
+    charge_period_end    timestamptz NOT NULL,
+    billed_cost          numeric NOT NULL,
+    effective_cost       numeric NOT NULL,
+    list_cost            numeric NOT NULL,
+    billing_currency     text NOT NULL,
+    consumed_quantity    numeric NOT NULL,
+    consumed_unit        text NOT NULL,
+    tags                 jsonb,
+    team                 text NOT NULL,
+    x_gpu_type           text NOT NULL,
+    x_gpu_count          numeric NOT NULL,
+    x_gpu_hours          numeric NOT NULL,
+    x_model              text NOT NULL,
+    x_input_tokens       bigint NOT NULL,
+    x_output_tokens      bigint NOT NULL,
+    x_cached_tokens      bigint NOT NULL,
+    x_requests           bigint NOT NULL,
+    x_priced_by_us       boolean NOT NULL,
+    billing_account_id   text NOT NULL,
+    billing_period_start date,
+    dedupe_key           text NOT NULL,
+    PRIMARY KEY (org_id, import_id, line),
+    FOREIGN KEY (org_id, import_id) REFERENCES imports (org_id, id) ON DELETE CASCADE
+);
+-- Restated cloud exports replace the rows of (source, account, period).
+CREATE INDEX charges_restatement_idx ON charges (org_id, source, billing_account_id, billing_period_start);
+-- Event logs and usage buckets dedupe on their key.
+CREATE UNIQUE INDEX charges_dedupe_key ON charges (org_id, source, dedupe_key) WHERE dedupe_key <> '';
+-- Rollup rebuilds (time-zone change) and drill-downs read by time.
+CREATE INDEX charges_org_period_idx ON charges (org_id, charge_period_start);
+
+CREATE TABLE daily_spend (
+    org_id          bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    day             date NOT NULL, -- in the org's time zone
+    source          text NOT NULL,
+    provider        text NOT NULL,
+    service         text NOT NULL,
+    sub_account     text NOT NULL,
+    team            text NOT NULL,
+    model           text NOT NULL,
+    charge_category text NOT NULL,
+    gpu_type        text NOT NULL,
+    currency        text NOT NULL,
+    billed          numeric NOT NULL,
+    effective       numeric NOT NULL,
+    gpu_hours       numeric NOT NULL,
+    input_tokens    bigint NOT NULL,
+    output_tokens   bigint NOT NULL,
+    cached_tokens   bigint NOT NULL,
+    requests        bigint NOT NULL,
+    rows            bigint NOT NULL,
+    PRIMARY KEY (org_id, day, source, provider, service, sub_account, team, model, charge_category, gpu_type, currency)
+);
+
+ALTER TABLE imports ENABLE ROW LEVEL SECURITY;
+CREATE POLICY org_fence ON imports TO burnrate_app USING (org_id = burnrate_org_id());
+ALTER TABLE charges ENABLE ROW LEVEL SECURITY;
+CREATE POLICY org_fence ON charges TO burnrate_app USING (org_id = burnrate_org_id());
+ALTER TABLE daily_spend ENABLE ROW LEVEL SECURITY;
+CREATE POLICY org_fence ON daily_spend TO burnrate_app USING (org_id = burnrate_org_id());

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Import is one uploaded file and what became of it.
+type Import struct {
+	OrgID         int64
+	ID            int64
+	FileName      string
+	SHA256        []byte
+	SizeBytes     int64
+	Source        string
+	Status        string // processing, succeeded, failed
+	Error         string
+	ErrorLine     *int
+	ErrorColumn   string
+	Rows          int64
+	ReplacedRows  int64
+	SkippedRows   int64
+	PeriodStart   *time.Time
+	PeriodEnd     *time.Time
+	Totals        map[string]decimal.Decimal // billed cost per currency
+	UploadedBy    int64
+	UploaderEmail string
+	Via           string // web, api, cli
+	CreatedAt     time.Time
+	FinishedAt    *time.Time
+}
+
+// Import statuses.
+const (
+	ImportProcessing = "processing"
+	ImportSucceeded  = "succeeded"
+	ImportFailed     = "failed"
+)
+
+const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
+	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.period_start, i.period_end, i.totals,
+	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at`
+
+const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by `
+
+func scanImport(row pgx.Row) (Import, error) {
+	var i Import
+	var totals map[string]string
+	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
+		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.PeriodStart, &i.PeriodEnd, &totals,
+		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt)
+	if err != nil {
+		return i, err
+	}
+	i.Totals = make(map[string]decimal.Decimal, len(totals))
+	for cur, v := range totals {
+		d, err := decimal.NewFromString(v)
+		if err != nil {
+			return i, err
+		}
+		i.Totals[cur] = d
+	}
+	return i, nil
+}
+
+// NewImport describes a file about to be imported.
+type NewImport struct {
+	OrgID      int64
+	FileName   string
+	SHA256     []byte
+	SizeBytes  int64
+	Source     string
+	UploadedBy int64 // 0 for API tokens and the CLI
+	Via        string
+}
+
+// CreateImport records a file as processing, so that it shows in the history
+// while it is read. It is committed on its own, outside the import's data
+// transaction, so that a failure can be recorded against it.
+func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
+	var id int64
+	err := s.q.QueryRow(ctx, `
+		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via)
+		VALUES ($1, $2, $3, $4, $5, 'processing', NULLIF($6, 0), $7)
+		RETURNING id`, n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id)
+	if err != nil {
+		return Import{}, mapError("create import", err)
+	}
+	return s.Import(ctx, n.OrgID, id)
+}
+
+// Import returns one of orgID's imports. Returns ErrNotFound if there is none.
+func (s *Store) Import(ctx context.Context, orgID, id int64) (Import, error) {
+	i, err := scanImport(s.q.QueryRow(ctx, `SELECT `+importColumns+importFrom+`WHERE i.org_id = $1 AND i.id = $2`, orgID, id))
+	return i, mapError("get import", err)
+}
+
+// ImportBySHA256 returns orgID's successful import of the file with this
+// hash. Returns ErrNotFound if the file is new.
+func (s *Store) ImportBySHA256(ctx context.Context, orgID int64, sha []byte) (Import, error) {
+	i, err := scanImport(s.q.QueryRow(ctx, `SELECT `+importColumns+importFrom+`
+		WHERE i.org_id = $1 AND i.sha256 = $2 AND i.status = 'succeeded'`, orgID, sha))
+	return i, mapError("get import by sha256", err)
+}
+
+// Imports lists orgID's imports, newest first, at most limit.
+func (s *Store) Imports(ctx context.Context, orgID int64, limit int) ([]Import, error) {
+	rows, err := s.q.Query(ctx, `SELECT `+importColumns+importFrom+`
+		WHERE i.org_id = $1 ORDER BY i.created_at DESC, i.id DESC LIMIT $2`, orgID, limit)
+	if err != nil {
+		return nil, mapError("list imports", err)
+	}
+	is, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Import, error) { return scanImport(row) })
+	return is, mapError("list imports", err)
+}
+
+// ImportResult is what a successful import wrote.
+type ImportResult struct {
+	Source       string
+	Rows         int64
+	ReplacedRows int64
+	SkippedRows  int64
+	PeriodStart  *time.Time
+	PeriodEnd    *time.Time
+	Totals       map[string]decimal.Decimal
+}
+
+// FinishImport marks an import succeeded with its result. Call it in the
+// import's data transaction, so that the rows and the status commit together.
+func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResult) error {
+	totals := make(map[string]string, len(r.Totals))
+	for cur, v := range r.Totals {
+		totals[cur] = v.String()
+	}
+	raw, err := json.Marshal(totals)
+	if err != nil {
+		return err
+	}
+	_, err = s.q.Exec(ctx, `
+		UPDATE imports SET status = 'succeeded', source = $3, rows = $4, replaced_rows = $5, skipped_rows = $6,
+			period_start = $7, period_end = $8, totals = $9, finished_at = now()
+		WHERE org_id = $1 AND id = $2`,
+		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw)
+	return mapError("finish import", err)
+}
+
+// FailImport marks an import failed with the reason and, for a bad value,
+// where it is (line 0 and column "" when not about one place).
+func (s *Store) FailImport(ctx context.Context, orgID, id int64, source, msg string, line int, column string) error {
+	_, err := s.q.Exec(ctx, `
+		UPDATE imports SET status = 'failed', source = CASE WHEN $3 = '' THEN source ELSE $3 END, error = $4,
+			error_line = NULLIF($5, 0), error_column = $6, finished_at = now()
+		WHERE org_id = $1 AND id = $2`, orgID, id, source, msg, line, column)
+	return mapError("fail import", err)
+}
