@@ -91,6 +91,7 @@ type LLMPriceTable struct {
 	bare     map[string]int // folded name without provider path → index (first-party providers win)
 	undated  map[string]int // bare name without snapshot suffix → index (for "claude-3-haiku" → claude-3-haiku-20240307)
 	fallback bool           // consult the embedded full LiteLLM table when nothing matches
+	over     *LLMPriceTable // overrides, consulted first with every alias form
 }
 
 var defaultLLMPrices = sync.OnceValues(func() (*LLMPriceTable, error) {
@@ -155,17 +156,23 @@ func (t *LLMPriceTable) All() []LLMPrice { return append([]LLMPrice(nil), t.pric
 // WithOverrides returns a new table where the given prices (e.g. an org's negotiated rates) take
 // precedence over rows of the same model name and over alias matches; their Source is sourceLabel.
 func (t *LLMPriceTable) WithOverrides(overrides []LLMPrice, sourceLabel string) *LLMPriceTable {
-	n := &LLMPriceTable{Source: t.Source, AsOf: t.AsOf, fallback: t.fallback}
+	n := &LLMPriceTable{Source: t.Source, AsOf: t.AsOf, fallback: t.fallback, over: &LLMPriceTable{}}
 	if len(overrides) > 0 && sourceLabel != "" {
 		n.Source = t.Source + "; overridden by " + sourceLabel
 	}
 	for _, p := range t.prices {
 		n.add(p)
 	}
+	if t.over != nil {
+		for _, p := range t.over.prices {
+			n.over.add(p)
+		}
+	}
 	for _, o := range overrides {
 		o.Override = true
 		o.Source = sourceLabel
 		n.add(o)
+		n.over.add(o)
 	}
 	return n
 }
@@ -181,11 +188,21 @@ func (t *LLMPriceTable) Lookup(model string) (LLMPrice, bool) {
 	if len(given) == 0 {
 		return LLMPrice{}, false
 	}
+	if t.over != nil && len(t.over.prices) > 0 {
+		if p, ok := t.over.find(given, undated, nil); ok {
+			return p, true
+		}
+	}
 	var fb *LLMPriceTable
 	if t.fallback {
 		fb = litellmTable()
 	}
-	// Stage 1: the name as given (minus provider paths); stage 2: without date/version suffixes.
+	return t.find(given, undated, fb)
+}
+
+// find searches t, then fb, first with the names as given (minus provider paths), then without
+// date/version suffixes.
+func (t *LLMPriceTable) find(given, undated []string, fb *LLMPriceTable) (LLMPrice, bool) {
 	for _, stage := range [][]string{given, undated} {
 		for _, tbl := range []*LLMPriceTable{t, fb} {
 			if tbl == nil {
