@@ -69,9 +69,12 @@ type Advice struct {
 
 // Option is one feasible configuration: n instances of one type, priced on-demand or spot.
 type Option struct {
-	Provider     string `json:"provider"`
+	// Provider is the cloud or marketplace, e.g. "aws".
+	Provider string `json:"provider"`
+	// InstanceType is the provider's machine type.
 	InstanceType string `json:"instance_type"`
-	GPU          string `json:"gpu"`
+	// GPU is the canonical GPU name.
+	GPU string `json:"gpu"`
 	// GPUs is the total GPU count (instances × GPUs per instance).
 	GPUs int `json:"gpus"`
 	// Pricing is "on-demand" or "spot".
@@ -107,9 +110,12 @@ type Option struct {
 
 // Excluded is a configuration that was considered and rejected.
 type Excluded struct {
-	GPU          string `json:"gpu"`
+	// GPU is the instance's GPU.
+	GPU string `json:"gpu"`
+	// InstanceType is the provider's machine type.
 	InstanceType string `json:"instance_type"`
-	Reason       string `json:"reason"`
+	// Reason says why, e.g. "needs 131.4 GB, 80 GB available".
+	Reason string `json:"reason"`
 	// Provider of the instance. Go callers only.
 	Provider string `json:"-"`
 }
@@ -118,16 +124,26 @@ type Excluded struct {
 // figures derived for this request.
 type AdviceAssumptions struct {
 	Assumptions
-	Job                JobType   `json:"job"`
-	Model              Model     `json:"model"`
-	Precision          Precision `json:"precision"`
-	Tokens             float64   `json:"tokens"`
-	InputTokens        float64   `json:"input_tokens,omitempty"`
-	SeqLen             int       `json:"seq_len"`
-	Concurrency        int       `json:"concurrency,omitempty"`
-	TargetTokensPerSec float64   `json:"target_tokens_per_s,omitempty"`
-	DeadlineHours      float64   `json:"deadline_hours,omitempty"`
-	MaxGPUs            int       `json:"max_gpus"`
+	// Job is the job type sized.
+	Job JobType `json:"job"`
+	// Model is the resolved model with its architecture figures.
+	Model Model `json:"model"`
+	// Precision is the weight precision used.
+	Precision Precision `json:"precision"`
+	// Tokens is the training tokens or tokens to generate.
+	Tokens float64 `json:"tokens"`
+	// InputTokens is the prompt tokens of a batch-inference job.
+	InputTokens float64 `json:"input_tokens,omitempty"`
+	// SeqLen is the sequence length / context used.
+	SeqLen int `json:"seq_len"`
+	// Concurrency is the serving concurrency or batch cap.
+	Concurrency int `json:"concurrency,omitempty"`
+	// TargetTokensPerSec is the serving throughput target.
+	TargetTokensPerSec float64 `json:"target_tokens_per_s,omitempty"`
+	// DeadlineHours is the deadline applied (0 = none).
+	DeadlineHours float64 `json:"deadline_hours,omitempty"`
+	// MaxGPUs is the GPU cap per configuration applied.
+	MaxGPUs int `json:"max_gpus"`
 	// SpotOverhead is the wall-clock multiplier applied to spot options.
 	SpotOverhead float64 `json:"spot_overhead"`
 	// WeightsGB is the model's weight size at the chosen precision.
@@ -138,9 +154,10 @@ type AdviceAssumptions struct {
 	TrainingFLOPs float64 `json:"training_flops,omitempty"`
 	// Notes state the assumptions in words.
 	Notes []string `json:"notes"`
-	// PriceSource and PriceAsOf describe the catalog used.
+	// PriceSource describes the catalog used.
 	PriceSource string `json:"price_source"`
-	PriceAsOf   string `json:"price_as_of"`
+	// PriceAsOf is the date of the catalog's prices.
+	PriceAsOf string `json:"price_as_of"`
 }
 
 const (

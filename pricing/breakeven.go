@@ -16,16 +16,19 @@ type BreakEvenInput struct {
 	// Models are the API models compared (at least one); the first is the primary whose figures
 	// fill the top level of the result.
 	Models []string `json:"models"`
-	// InputTokens, CachedTokens and OutputTokens are the monthly volume: uncached input, cache-read
-	// input and output tokens. All zero is allowed (the mix then defaults to 3:1 input:output).
-	InputTokens  int64 `json:"input_tokens"`
+	// InputTokens is the monthly uncached input tokens. All three counts zero is allowed (the mix
+	// then defaults to 3:1 input:output).
+	InputTokens int64 `json:"input_tokens"`
+	// CachedTokens is the monthly cache-read input tokens.
 	CachedTokens int64 `json:"cached_tokens"`
+	// OutputTokens is the monthly output tokens.
 	OutputTokens int64 `json:"output_tokens"`
 	// Prices is the API price table (DefaultLLMPrices when nil; pass one WithOverrides for an org).
 	Prices *LLMPriceTable `json:"-"`
 
-	// OpenModel is the self-hosted open model (default llama-3.1-8b); OpenParams a custom size instead.
-	OpenModel  string  `json:"open_model"`
+	// OpenModel is the self-hosted open model (default llama-3.1-8b).
+	OpenModel string `json:"open_model"`
+	// OpenParams is a custom parameter count used when OpenModel is empty.
 	OpenParams float64 `json:"open_params"`
 	// Precision of the self-hosted weights (default bf16).
 	Precision Precision `json:"precision"`
@@ -81,26 +84,32 @@ type BreakEvenResult struct {
 
 // CurvePoint is one point of the cost curves.
 type CurvePoint struct {
-	TokensPerMonth int64           `json:"tokens_per_month"`
-	APIUSD         decimal.Decimal `json:"api_usd"`
-	SelfHostUSD    decimal.Decimal `json:"self_host_usd"`
+	// TokensPerMonth is the monthly volume of this point.
+	TokensPerMonth int64 `json:"tokens_per_month"`
+	// APIUSD is the primary API model's monthly cost at that volume.
+	APIUSD decimal.Decimal `json:"api_usd"`
+	// SelfHostUSD is the self-hosted monthly cost at that volume (a step function of whole GPUs).
+	SelfHostUSD decimal.Decimal `json:"self_host_usd"`
 	// APIUSDByModel has the API cost of every compared model at this volume. Go callers only.
 	APIUSDByModel map[string]decimal.Decimal `json:"-"`
 }
 
 // ModelBreakEven is the comparison for one API model.
 type ModelBreakEven struct {
+	// Model is the name as given in BreakEvenInput.Models.
 	Model string `json:"model"`
-	// PriceModel is the price-table row the name resolved to, and PriceSource where it comes from.
-	PriceModel  string `json:"price_model"`
+	// PriceModel is the price-table row the name resolved to.
+	PriceModel string `json:"price_model"`
+	// PriceSource is where that price comes from.
 	PriceSource string `json:"price_source"`
 	// APICostMonthUSD is the current volume's cost on this API.
 	APICostMonthUSD decimal.Decimal `json:"api_cost_month_usd"`
 	// APIUSDPerMTok is the blended price per 1M tokens in the current mix.
 	APIUSDPerMTok decimal.Decimal `json:"api_usd_per_mtok"`
-	// BreakEvenTokensPerMonth and UtilizationAtBreakEven are nil when self-hosting never wins.
-	BreakEvenTokensPerMonth *int64   `json:"break_even_tokens_per_month"`
-	UtilizationAtBreakEven  *float64 `json:"utilization_at_break_even"`
+	// BreakEvenTokensPerMonth is the volume above which self-hosting wins; nil when it never does.
+	BreakEvenTokensPerMonth *int64 `json:"break_even_tokens_per_month"`
+	// UtilizationAtBreakEven is the average GPU busy fraction at the break-even volume; nil when never.
+	UtilizationAtBreakEven *float64 `json:"utilization_at_break_even"`
 	// NeverReason says why self-hosting never wins (empty otherwise).
 	NeverReason string `json:"never_reason,omitempty"`
 	// Verdict is the sentence for this model.
@@ -109,12 +118,16 @@ type ModelBreakEven struct {
 
 // SelfHostPlan is the self-hosted deployment unit and its economics.
 type SelfHostPlan struct {
+	// OpenModel is the canonical name of the self-hosted model.
 	OpenModel string `json:"open_model"`
-	GPU       string `json:"gpu"`
-	// Provider and InstanceType are empty when the price was entered by the user.
-	Provider     string `json:"provider,omitempty"`
+	// GPU is the GPU type.
+	GPU string `json:"gpu"`
+	// Provider is the catalog provider; empty when the price was entered by the user.
+	Provider string `json:"provider,omitempty"`
+	// InstanceType is the catalog instance type; empty when the price was entered by the user.
 	InstanceType string `json:"instance_type,omitempty"`
-	Pricing      string `json:"pricing"`
+	// Pricing is "on-demand" or "spot".
+	Pricing string `json:"pricing"`
 	// GPUsPerReplica is the GPUs one model replica needs (the unit the deployment grows by).
 	GPUsPerReplica int `json:"gpus_per_replica"`
 	// USDPerGPUHour is the effective price per GPU-hour (spot includes its overhead).
@@ -129,12 +142,16 @@ type SelfHostPlan struct {
 	USDPerMTokAtFullUtilization decimal.Decimal `json:"usd_per_mtok_at_full_utilization"`
 	// USDPerMTokAtCurrentVolume is the self-hosted monthly cost over the current volume (nil at zero volume).
 	USDPerMTokAtCurrentVolume *decimal.Decimal `json:"usd_per_mtok_at_current_volume"`
-	// Utilization, PeakFactor, InputShare and OverheadMonthUSD are the inputs used.
-	Utilization      float64         `json:"utilization"`
-	PeakFactor       float64         `json:"peak_factor"`
-	InputShare       float64         `json:"input_share"`
+	// Utilization is the planned busy fraction at the peak hour.
+	Utilization float64 `json:"utilization"`
+	// PeakFactor is the peak-hour rate over the average rate.
+	PeakFactor float64 `json:"peak_factor"`
+	// InputShare is the fraction of tokens that are prompt (uncached + cached input).
+	InputShare float64 `json:"input_share"`
+	// OverheadMonthUSD is the fixed monthly overhead added to the GPU cost.
 	OverheadMonthUSD decimal.Decimal `json:"overhead_month_usd"`
-	Notes            []string        `json:"notes"`
+	// Notes state the assumptions in words.
+	Notes []string `json:"notes"`
 }
 
 const (

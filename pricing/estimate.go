@@ -138,6 +138,7 @@ func EstimateThroughput(m Model, p Precision, g GPU, gpus int, seqLen, maxBatch 
 // memoryError is a "needs X GB, Y GB available" shortfall.
 type memoryError struct{ need, have float64 }
 
+// Error reads like "needs 131.4 GB, 80 GB available".
 func (e *memoryError) Error() string {
 	return fmt.Sprintf("needs %s GB, %s GB available", fmtGB(e.need), fmtGB(e.have))
 }

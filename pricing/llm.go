@@ -44,8 +44,9 @@ type LLMPrice struct {
 	OutputPerMTok decimal.Decimal `json:"output_usd_per_mtok"`
 	// CachedInputPerMTok is the price of 1M cache-read input tokens; nil when unknown (then the input price applies).
 	CachedInputPerMTok *decimal.Decimal `json:"cached_input_usd_per_mtok"`
-	// BatchInputPerMTok and BatchOutputPerMTok are batch-API prices where LiteLLM knows them; nil otherwise.
-	BatchInputPerMTok  *decimal.Decimal `json:"batch_input_usd_per_mtok,omitempty"`
+	// BatchInputPerMTok is the batch-API input price where LiteLLM knows it; nil otherwise.
+	BatchInputPerMTok *decimal.Decimal `json:"batch_input_usd_per_mtok,omitempty"`
+	// BatchOutputPerMTok is the batch-API output price where LiteLLM knows it; nil otherwise.
 	BatchOutputPerMTok *decimal.Decimal `json:"batch_output_usd_per_mtok,omitempty"`
 	// MaxInputTokens is the context window (0 when unknown).
 	MaxInputTokens int64 `json:"max_input_tokens,omitempty"`
@@ -82,9 +83,10 @@ func (p LLMPrice) BlendedPerMTok(uncachedInput, cachedInput, output int64) decim
 
 // LLMPriceTable is an immutable set of API prices with alias-tolerant lookup. Safe for concurrent use.
 type LLMPriceTable struct {
-	// Source and AsOf describe the curated table (an override label is appended by WithOverrides).
+	// Source describes the curated table (an override label is appended by WithOverrides).
 	Source string `json:"source"`
-	AsOf   string `json:"as_of"`
+	// AsOf is the date of the curated table (YYYY-MM-DD).
+	AsOf string `json:"as_of"`
 
 	prices   []LLMPrice
 	exact    map[string]int // folded full name → index
