@@ -492,9 +492,17 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 	}
 	// Training-type jobs.
 	tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
-	if tm.ActivationBytesPerGPU >= g.MemoryGB*GB {
+	// Tensor parallelism (degree a power of two within one NVLink-class machine) is used only when
+	// plain ZeRO-3/FSDP data parallelism does not fit.
+	tps := []int{1}
+	if g.FastInterconnect() {
+		for t := 2; t <= gpusPer && gpusPer%t == 0; t *= 2 {
+			tps = append(tps, t)
+		}
+	}
+	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= g.MemoryGB*GB {
 		return plan{}, fmt.Errorf("activations alone need %s GB per GPU (seq_len %d), %s GB available",
-			fmtGB(tm.ActivationBytesPerGPU), r.SeqLen, fmtGB(g.MemoryGB*GB))
+			fmtGB(tm.ActivationBytesPerGPU/float64(maxTP)), r.SeqLen, fmtGB(g.MemoryGB*GB))
 	}
 	multiNodeOK := gpusPer >= 8 && g.FastInterconnect()
 	if !multiNodeOK {
@@ -508,12 +516,19 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 	var lastErr error
 	for k := 1; k <= maxInstances; k++ {
 		n := k * gpusPer
-		need := tm.Total(n)
 		have := float64(n) * g.MemoryGB * GB
-		if tm.PerGPU(n) > g.MemoryGB*GB {
-			lastErr = &memoryError{need: need, have: have}
+		tp := 0
+		for _, t := range tps {
+			if tm.PerGPU(n, t) <= g.MemoryGB*GB {
+				tp = t
+				break
+			}
+		}
+		if tp == 0 {
+			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: have}
 			continue
 		}
+		need := tm.Total(n, tp)
 		mfu := r.a.MFU
 		penalty := n > 1 && !g.FastInterconnect()
 		if penalty {
@@ -528,7 +543,10 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 			continue
 		}
 		detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %d + activations %s GB); MFU %.2f",
-			fmtGB(tm.PerGPU(n)), fmtGB(tm.StatesBytes), n, fmtGB(tm.ActivationBytesPerGPU), mfu)
+			fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), n, fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+		if tp > 1 {
+			detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
+		}
 		if penalty {
 			detail += " (reduced: no NVLink between GPUs)"
 		}

@@ -474,3 +474,25 @@ func BenchmarkAdvise(b *testing.B) {
 		}
 	}
 }
+
+func TestMultiNodeTrainingWithTensorParallel(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 405B: states 16 · 405.9e9 = 6,494 GB; activations 34 · 4096 · 16384 · 126 = 287.5 GB
+	// per micro-batch, ÷ 8 with tensor parallelism inside an 8-GPU node = 35.9 GB.
+	// On 8×H200 nodes: 7 nodes → 6494/56 + 35.9 = 151.9 GB > 141; 8 nodes → 101.5 + 35.9 = 137.4 GB ≤ 141.
+	// Time: 6 · 405.9e9 · 1e11 / (64 · 989e12 · 0.4 · 3600) = 2,672 h.
+	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 1e11, GPU: "H200", MaxOptions: -1}, nil)
+	o, ok := findOption(a, "nebius", "gpu-h200-sxm_8gpu-128vcpu-1600gb", "on-demand")
+	if !ok {
+		t.Fatalf("8×H200 nodes missing: %+v", a.Excluded)
+	}
+	if o.GPUs != 64 || o.Instances != 8 || !strings.Contains(o.Reason, "tensor parallel ×8") {
+		t.Errorf("option = %d GPUs on %d nodes, reason %q", o.GPUs, o.Instances, o.Reason)
+	}
+	approx(t, "hours", o.Hours, 2672, 0.002)
+	// 80 GB H100s cannot hold it within the default 64-GPU cap.
+	h := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 1e11, GPU: "H100", Providers: []string{"aws"}}, nil)
+	if e, ok := findExcluded(h, "p5.48xlarge"); len(h.Options) != 0 || !ok || !strings.Contains(e.Reason, "even on 64 GPUs") {
+		t.Errorf("H100 405B: options %d, exclusion %+v", len(h.Options), e)
+	}
+}

@@ -47,7 +47,8 @@
 //     full-recompute activations 2·s·b·h·L; QLoRA the same with a 0.55 B/param 4-bit base; both
 //     4·N·D FLOPs. MoE models use total parameters for memory and active ones for FLOPs. Multi-GPU
 //     training without NVLink runs at 0.6 × MFU; several nodes are used only for 8-GPU
-//     NVLink-class machines, when memory or a deadline needs them.
+//     NVLink-class machines, when memory or a deadline needs them, and tensor parallelism inside a
+//     node (activations ÷ t) only when plain sharding does not fit.
 //   - Inference: 1.2 × weight bytes + KV cache (2·layers·kv_heads·head_dim·2 bytes per token per
 //     sequence, MLA latent for DeepSeek-V3) with every sequence at its full context; decode
 //     tokens/s per replica = min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)); prefill is

@@ -12,20 +12,22 @@ const GB = 1e9
 type TrainingMemory struct {
 	// StatesBytes are weights, gradients and optimizer state, split evenly over the GPUs.
 	StatesBytes float64
-	// ActivationBytesPerGPU are the activations each data-parallel rank holds for its micro-batch.
+	// ActivationBytesPerGPU are the activations each data-parallel rank holds for its micro-batch
+	// without tensor parallelism.
 	ActivationBytesPerGPU float64
 	// Recompute is the activation strategy assumed.
 	Recompute string
 }
 
-// PerGPU is the bytes one of n GPUs holds.
-func (t TrainingMemory) PerGPU(n int) float64 {
-	return t.StatesBytes/float64(n) + t.ActivationBytesPerGPU
+// PerGPU is the bytes one of n GPUs holds when tensor parallelism of degree tp (1 = none) splits
+// each micro-batch's activations over tp GPUs (Korthikanti et al.: activations ÷ t).
+func (t TrainingMemory) PerGPU(n, tp int) float64 {
+	return t.StatesBytes/float64(n) + t.ActivationBytesPerGPU/float64(tp)
 }
 
-// Total is the bytes held across n GPUs.
-func (t TrainingMemory) Total(n int) float64 {
-	return t.StatesBytes + float64(n)*t.ActivationBytesPerGPU
+// Total is the bytes held across n GPUs with tensor-parallel degree tp.
+func (t TrainingMemory) Total(n, tp int) float64 {
+	return t.StatesBytes + float64(n)*t.ActivationBytesPerGPU/float64(tp)
 }
 
 // EstimateTrainingMemory sizes a training, full fine-tune, LoRA or QLoRA job (DESIGN §5):
