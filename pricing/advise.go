@@ -1,0 +1,711 @@
+package pricing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// AdviceRequest describes one job for Advise. Zero values mean the documented defaults.
+type AdviceRequest struct {
+	// Job is the job type (required).
+	Job JobType `json:"job"`
+	// Model is a known open model name (see Models); when empty, Params is used.
+	Model string `json:"model"`
+	// Params is a custom parameter count, used when Model is empty (see CustomModel).
+	Params float64 `json:"params"`
+	// Precision of the weights; default bf16. QLoRA always holds a 4-bit base (QLoRABytesPerParam)
+	// and computes in bf16, whatever this says.
+	Precision Precision `json:"precision"`
+	// Tokens is the training tokens (training, fine-tuning, LoRA, QLoRA) or, for batch inference,
+	// the tokens to generate. Required for those jobs; unused for serving.
+	Tokens float64 `json:"tokens"`
+	// InputTokens is, for batch inference, the prompt tokens to read (prefilled at the compute-bound rate).
+	InputTokens float64 `json:"input_tokens"`
+	// SeqLen is the training sequence length or the context per sequence for inference (default 4096).
+	SeqLen int `json:"seq_len"`
+	// Concurrency is, for serving, the concurrent sequences to hold; for batch inference, a cap on the
+	// batch (0 = as large as memory allows).
+	Concurrency int `json:"concurrency"`
+	// TargetTokensPerSec is, for serving, the generated tokens per second to sustain.
+	TargetTokensPerSec float64 `json:"target_tokens_per_s"`
+	// DeadlineHours, when positive, excludes configurations that take longer (training and batch
+	// jobs use more nodes/replicas first, up to MaxGPUs).
+	DeadlineHours float64 `json:"deadline_hours"`
+	// Spot allows spot/preemptible prices (with the interruption overhead); on-demand is always considered.
+	Spot bool `json:"spot"`
+	// Providers restricts the search (empty = all).
+	Providers []string `json:"providers"`
+	// GPU restricts the search to one GPU type (any spelling NormalizeGPU knows).
+	GPU string `json:"gpu"`
+	// MaxGPUs caps the GPUs of one configuration across nodes/replicas (default 64).
+	MaxGPUs int `json:"max_gpus"`
+	// IncludeSuspicious uses prices flagged as suspicious (GCP a2/a3/a4 tiers), marking them in the reason.
+	IncludeSuspicious bool `json:"include_suspicious"`
+	// MaxOptions caps the returned options (default 20; negative = all).
+	MaxOptions int `json:"max_options"`
+	// Assumptions are the model constants; the zero value means DefaultAssumptions().
+	Assumptions Assumptions `json:"assumptions"`
+}
+
+// Advice is the result of Advise; its JSON is the `burnrate advise --json` shape of DESIGN §9.
+// Money is decimal.Decimal, which marshals as a JSON string ("123.45") like every amount in the API.
+type Advice struct {
+	// Options are the configurations that fit, cheapest job first.
+	Options []Option `json:"options"`
+	// Excluded are the configurations that were considered and rejected, with why.
+	Excluded []Excluded `json:"excluded"`
+	// Assumptions echo every constant and derived model figure used.
+	Assumptions AdviceAssumptions `json:"assumptions"`
+	// Summary is one sentence on why the winner wins.
+	Summary string `json:"summary"`
+	// TotalOptions is the number of feasible options before MaxOptions was applied.
+	TotalOptions int `json:"-"`
+}
+
+// Option is one feasible configuration: n instances of one type, priced on-demand or spot.
+type Option struct {
+	// Provider is the cloud or marketplace, e.g. "aws".
+	Provider string `json:"provider"`
+	// InstanceType is the provider's machine type.
+	InstanceType string `json:"instance_type"`
+	// GPU is the canonical GPU name.
+	GPU string `json:"gpu"`
+	// GPUs is the total GPU count (instances × GPUs per instance).
+	GPUs int `json:"gpus"`
+	// Pricing is "on-demand" or "spot".
+	Pricing string `json:"pricing"`
+	// Hours is the wall-clock time (spot includes the interruption overhead); for serving, ServingHours.
+	Hours float64 `json:"hours"`
+	// GPUHours is GPUs × Hours.
+	GPUHours float64 `json:"gpu_hours"`
+	// CostUSD is the cost of the whole job (serving: of ServingHours), rounded to cents.
+	CostUSD decimal.Decimal `json:"cost_usd"`
+	// USDPerMTok is the cost per 1M tokens processed (inference jobs; null for training jobs).
+	USDPerMTok *decimal.Decimal `json:"usd_per_mtok"`
+	// MemoryNeededGB is what the configuration uses across all its GPUs.
+	MemoryNeededGB float64 `json:"memory_needed_gb"`
+	// MemoryAvailableGB is the GPU memory of the configuration.
+	MemoryAvailableGB float64 `json:"memory_available_gb"`
+	// Reason says in plain words why this configuration works and what drives its cost.
+	Reason string `json:"reason"`
+
+	// Instances is the number of machines (training nodes or inference replicas). Go callers only.
+	Instances int `json:"-"`
+	// HourlyUSD is the price of one instance-hour used. Go callers only.
+	HourlyUSD decimal.Decimal `json:"-"`
+	// TokensPerSec is the delivered throughput for inference jobs. Go callers only.
+	TokensPerSec float64 `json:"-"`
+	// Overhead is the spot wall-clock/capacity multiplier (1 for on-demand). Go callers only.
+	Overhead float64 `json:"-"`
+	// PriceSource is where the price comes from (catalog row source or override label). Go callers only.
+	PriceSource string `json:"-"`
+	// Flags are the instance's data-quality notes. Go callers only.
+	Flags []string `json:"-"`
+}
+
+// Excluded is a configuration that was considered and rejected.
+type Excluded struct {
+	// GPU is the instance's GPU.
+	GPU string `json:"gpu"`
+	// InstanceType is the provider's machine type.
+	InstanceType string `json:"instance_type"`
+	// Reason says why, e.g. "needs 131.4 GB, 80 GB available".
+	Reason string `json:"reason"`
+	// Provider of the instance. Go callers only.
+	Provider string `json:"-"`
+}
+
+// AdviceAssumptions is the "assumptions" object of an Advice: the editable constants plus the
+// figures derived for this request.
+type AdviceAssumptions struct {
+	Assumptions
+	// Job is the job type sized.
+	Job JobType `json:"job"`
+	// Model is the resolved model with its architecture figures.
+	Model Model `json:"model"`
+	// Precision is the weight precision used.
+	Precision Precision `json:"precision"`
+	// Tokens is the training tokens or tokens to generate.
+	Tokens float64 `json:"tokens"`
+	// InputTokens is the prompt tokens of a batch-inference job.
+	InputTokens float64 `json:"input_tokens,omitempty"`
+	// SeqLen is the sequence length / context used.
+	SeqLen int `json:"seq_len"`
+	// Concurrency is the serving concurrency or batch cap.
+	Concurrency int `json:"concurrency,omitempty"`
+	// TargetTokensPerSec is the serving throughput target.
+	TargetTokensPerSec float64 `json:"target_tokens_per_s,omitempty"`
+	// DeadlineHours is the deadline applied (0 = none).
+	DeadlineHours float64 `json:"deadline_hours,omitempty"`
+	// MaxGPUs is the GPU cap per configuration applied.
+	MaxGPUs int `json:"max_gpus"`
+	// SpotOverhead is the wall-clock multiplier applied to spot options.
+	SpotOverhead float64 `json:"spot_overhead"`
+	// WeightsGB is the model's weight size at the chosen precision.
+	WeightsGB float64 `json:"weights_gb"`
+	// KVBytesPerToken is the KV cache per token per sequence.
+	KVBytesPerToken float64 `json:"kv_bytes_per_token"`
+	// TrainingFLOPs is the total compute of a training-type job.
+	TrainingFLOPs float64 `json:"training_flops,omitempty"`
+	// Notes state the assumptions in words.
+	Notes []string `json:"notes"`
+	// PriceSource describes the catalog used.
+	PriceSource string `json:"price_source"`
+	// PriceAsOf is the date of the catalog's prices.
+	PriceAsOf string `json:"price_as_of"`
+}
+
+const (
+	defaultSeqLen     = 4096
+	defaultMaxGPUs    = 64
+	defaultMaxOptions = 20
+	pricingOnDemand   = "on-demand"
+	pricingSpot       = "spot"
+)
+
+// Advise ranks every instance of cat (DefaultCatalog when nil) that can run the job by its cost for
+// the whole job (not its hourly price), cheapest first. Returns an error for invalid input: an
+// unknown model (listing the known ones), missing or negative token counts, an unknown GPU or
+// provider, or out-of-range assumptions.
+func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
+	if cat == nil {
+		cat = DefaultCatalog()
+	}
+	r, err := normalizeRequest(req, cat)
+	if err != nil {
+		return Advice{}, fmt.Errorf("advise: %w", err)
+	}
+	out := Advice{Options: []Option{}, Excluded: []Excluded{}, Assumptions: r.echo(cat)}
+	for _, in := range cat.instances {
+		if !r.wants(in) {
+			continue
+		}
+		opts, excl := r.evaluate(in, cat)
+		out.Options = append(out.Options, opts...)
+		out.Excluded = append(out.Excluded, excl...)
+	}
+	sort.SliceStable(out.Options, func(i, j int) bool {
+		a, b := out.Options[i], out.Options[j]
+		if c := a.CostUSD.Cmp(b.CostUSD); c != 0 {
+			return c < 0
+		}
+		if a.Hours != b.Hours {
+			return a.Hours < b.Hours
+		}
+		return a.Provider+a.InstanceType < b.Provider+b.InstanceType
+	})
+	out.Summary = summarize(out.Options, r)
+	out.TotalOptions = len(out.Options)
+	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
+		out.Options = out.Options[:r.MaxOptions]
+	}
+	return out, nil
+}
+
+// request is a validated AdviceRequest with its model resolved.
+type request struct {
+	AdviceRequest
+	model     Model
+	gpuFilter string
+	providers map[string]bool
+	a         Assumptions
+}
+
+func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
+	r := &request{AdviceRequest: req}
+	var errs []error
+	job, err := ParseJobType(string(req.Job))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	r.Job = job
+	switch {
+	case strings.TrimSpace(req.Model) != "":
+		r.model, err = LookupModel(req.Model)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	case req.Params != 0:
+		r.model, err = CustomModel(req.Params)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	default:
+		errs = append(errs, fmt.Errorf("give a model (one of %s) or a parameter count", strings.Join(ModelNames(), ", ")))
+	}
+	r.Precision, err = ParsePrecision(string(req.Precision))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if job == JobQLoRA {
+		r.Precision = BF16 // compute precision; the base is held in 4 bits
+	}
+	if job.IsTraining() && job != JobQLoRA && (r.Precision == INT4 || r.Precision == INT8) {
+		errs = append(errs, fmt.Errorf("%s cannot train %s weights; use qlora for a quantised base", job, r.Precision))
+	}
+	for name, v := range map[string]float64{"tokens": req.Tokens, "input_tokens": req.InputTokens,
+		"target_tokens_per_s": req.TargetTokensPerSec, "deadline_hours": req.DeadlineHours} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s must be a non-negative number, got %g", name, v))
+		}
+	}
+	if (job.IsTraining() || job == JobBatchInference) && !(req.Tokens > 0) && req.InputTokens <= 0 {
+		errs = append(errs, fmt.Errorf("%s needs a positive token count (tokens)", job))
+	}
+	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 {
+		errs = append(errs, errors.New("serving needs a concurrency or a target tokens/s"))
+	}
+	if req.SeqLen < 0 || req.SeqLen > 10_000_000 {
+		errs = append(errs, fmt.Errorf("seq_len must be between 1 and 10,000,000, got %d", req.SeqLen))
+	}
+	if r.SeqLen == 0 {
+		r.SeqLen = defaultSeqLen
+	}
+	if req.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("concurrency must not be negative, got %d", req.Concurrency))
+	}
+	if req.MaxGPUs < 0 {
+		errs = append(errs, fmt.Errorf("max_gpus must not be negative, got %d", req.MaxGPUs))
+	}
+	if r.MaxGPUs == 0 {
+		r.MaxGPUs = defaultMaxGPUs
+	}
+	if r.MaxOptions == 0 {
+		r.MaxOptions = defaultMaxOptions
+	}
+	r.a = req.Assumptions
+	if r.a == (Assumptions{}) {
+		r.a = DefaultAssumptions()
+	}
+	if err := r.a.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if g := strings.TrimSpace(req.GPU); g != "" {
+		spec, ok := cat.GPU(g)
+		if !ok {
+			names := []string{}
+			for _, s := range cat.GPUs() {
+				names = append(names, s.Name)
+			}
+			errs = append(errs, fmt.Errorf("unknown GPU %q; known GPUs: %s", g, strings.Join(names, ", ")))
+		}
+		r.gpuFilter = spec.Name
+	}
+	if len(req.Providers) > 0 {
+		known := map[string]bool{}
+		for _, in := range cat.instances {
+			known[in.Provider] = true
+		}
+		r.providers = map[string]bool{}
+		for _, p := range req.Providers {
+			p = strings.ToLower(strings.TrimSpace(p))
+			if p == "" {
+				continue
+			}
+			if !known[p] {
+				names := make([]string, 0, len(known))
+				for k := range known {
+					names = append(names, k)
+				}
+				sort.Strings(names)
+				errs = append(errs, fmt.Errorf("unknown provider %q; known providers: %s", p, strings.Join(names, ", ")))
+			}
+			r.providers[p] = true
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+func (r *request) wants(in Instance) bool {
+	if r.providers != nil && !r.providers[in.Provider] {
+		return false
+	}
+	return r.gpuFilter == "" || in.GPU == r.gpuFilter
+}
+
+func (r *request) echo(cat *Catalog) AdviceAssumptions {
+	m := r.model
+	e := AdviceAssumptions{
+		Assumptions: r.a, Job: r.Job, Model: m, Precision: r.Precision, Tokens: r.Tokens,
+		InputTokens: r.InputTokens, SeqLen: r.SeqLen, Concurrency: r.Concurrency,
+		TargetTokensPerSec: r.TargetTokensPerSec, DeadlineHours: r.DeadlineHours, MaxGPUs: r.MaxGPUs,
+		SpotOverhead:    r.a.SpotOverhead(),
+		WeightsGB:       round2(m.Params * r.Precision.BytesPerParam() / GB),
+		KVBytesPerToken: m.KVBytesPerToken(r.Precision.kvBytesPerValue()),
+		PriceSource:     cat.Source, PriceAsOf: cat.AsOf,
+	}
+	if r.Job == JobServing {
+		e.SpotOverhead = r.a.ServingSpotOverhead()
+	}
+	n := func(format string, args ...any) { e.Notes = append(e.Notes, fmt.Sprintf(format, args...)) }
+	if m.Notes != "" {
+		n("%s", m.Notes)
+	}
+	switch r.Job {
+	case JobTraining, JobFullFinetune:
+		e.TrainingFLOPs = r.a.TrainingFLOPsFactor * m.ActiveParams * r.Tokens
+		n("compute = %g·N·D = %.3g FLOPs at MFU %.2f", r.a.TrainingFLOPsFactor, e.TrainingFLOPs, r.a.MFU)
+		n("memory = %g B/param (mixed-precision AdamW) sharded over all GPUs (ZeRO-3/FSDP) + activations per GPU", r.a.TrainingBytesPerParam)
+	case JobLoRA, JobQLoRA:
+		e.TrainingFLOPs = r.a.LoRAFLOPsFactor * m.ActiveParams * r.Tokens
+		n("compute = %g·N·D = %.3g FLOPs at MFU %.2f", r.a.LoRAFLOPsFactor, e.TrainingFLOPs, r.a.MFU)
+		base := fmt.Sprintf("%g B/param %s base", r.Precision.BytesPerParam(), r.Precision)
+		if r.Job == JobQLoRA {
+			base = fmt.Sprintf("%g B/param 4-bit NF4 base", r.a.QLoRABytesPerParam)
+		}
+		n("memory = %s + adapters (%.1f%% of params × 16 B) + activations", base, r.a.AdapterFraction*100)
+	default:
+		n("memory = %.1f × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
+			r.a.InferenceMemoryOverhead, e.KVBytesPerToken, r.SeqLen)
+		n("decode tokens/s per replica = min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)); every sequence assumed at full context")
+	}
+	if r.Job.IsTraining() {
+		tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
+		n("activations: %s recompute, micro-batch %d, %d-token sequences: %s GB per GPU", tm.Recompute, r.a.MicroBatch, r.SeqLen, fmtGB(tm.ActivationBytesPerGPU))
+		n("multi-GPU training without NVLink runs at %.0f%% of the MFU; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
+	}
+	if r.Spot {
+		n("spot time × %.3f = 1 + λ·(restart + interval/2) + write/interval with λ=%g/h, restart %g h, checkpoint every %g h taking %.2g h",
+			r.a.SpotOverhead(), r.a.SpotInterruptionsPerHour, r.a.RestartHours, r.a.CheckpointIntervalHours, r.a.CheckpointWriteHours)
+	}
+	if !r.IncludeSuspicious {
+		n("prices flagged as suspicious (GCP a2/a3/a4 tiers) are excluded; set include_suspicious to use them")
+	}
+	return e
+}
+
+// plan is one sized configuration before pricing.
+type plan struct {
+	instances  int
+	gpusPer    int
+	hours      float64 // on-demand wall-clock
+	memNeed    float64 // bytes, whole configuration
+	memHave    float64
+	tokens     float64 // tokens processed (inference), for $/Mtok
+	tokensPerS float64
+	detail     string
+	mfuPenalty bool
+}
+
+func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
+	ex := func(reason string) []Excluded {
+		return []Excluded{{GPU: in.GPU, InstanceType: in.InstanceType, Reason: reason, Provider: in.Provider}}
+	}
+	g, known := cat.gpus[in.GPU]
+	switch {
+	case in.Fractional():
+		return nil, ex(fmt.Sprintf("fractional GPU (%g of a GPU)", in.GPUCount))
+	case !known:
+		return nil, ex("no specifications for GPU " + in.GPU)
+	case in.Suspicious && !r.IncludeSuspicious:
+		return nil, ex("suspicious price: " + strings.Join(in.Flags, "; "))
+	case in.OnDemand == nil && (!r.Spot || in.Spot == nil):
+		if in.Spot != nil {
+			return nil, ex("no on-demand price and spot not allowed")
+		}
+		return nil, ex("no price")
+	}
+	gpusPer := int(in.GPUCount)
+	if gpusPer > r.MaxGPUs {
+		return nil, ex(fmt.Sprintf("%d GPUs per instance exceeds max %d", gpusPer, r.MaxGPUs))
+	}
+	type priced struct {
+		name  string
+		price decimal.Decimal
+	}
+	var prices []priced
+	if in.OnDemand != nil {
+		prices = append(prices, priced{pricingOnDemand, *in.OnDemand})
+	}
+	if r.Spot && in.Spot != nil {
+		prices = append(prices, priced{pricingSpot, *in.Spot})
+	}
+	var opts []Option
+	var excl []Excluded
+	for _, pr := range prices {
+		overhead := 1.0
+		if pr.name == pricingSpot {
+			overhead = r.a.SpotOverhead()
+			if r.Job == JobServing {
+				overhead = r.a.ServingSpotOverhead()
+			}
+		}
+		p, err := r.size(in, g, gpusPer, overhead)
+		if err != nil {
+			reason := err.Error()
+			if len(prices) > 1 {
+				reason = pr.name + ": " + reason
+			}
+			excl = append(excl, ex(reason)...)
+			continue
+		}
+		opts = append(opts, r.price(in, g, p, pr.name, pr.price, overhead))
+	}
+	// Report an instance once when every pricing fails for the same reason.
+	if len(excl) == 2 && strings.TrimPrefix(excl[0].Reason, pricingOnDemand+": ") == strings.TrimPrefix(excl[1].Reason, pricingSpot+": ") {
+		excl = ex(strings.TrimPrefix(excl[0].Reason, pricingOnDemand+": "))
+	}
+	return opts, excl
+}
+
+// size finds the smallest configuration of instance in (gpusPer GPUs of g each) that fits the job
+// and meets the deadline with the given wall-clock overhead.
+func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan, error) {
+	m := r.model
+	maxInstances := max(r.MaxGPUs/gpusPer, 1)
+	switch r.Job {
+	case JobServing:
+		return r.sizeServing(g, gpusPer, maxInstances)
+	case JobBatchInference:
+		t, err := EstimateThroughput(m, r.Precision, g, gpusPer, r.SeqLen, r.Concurrency, r.a)
+		if err != nil {
+			return plan{}, err
+		}
+		secs := r.InputTokens/t.PrefillTokensPerSec + r.Tokens/t.DecodeTokensPerSec
+		hours := secs / 3600
+		k := 1
+		if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
+			k = int(math.Ceil(hours * overhead / r.DeadlineHours))
+			if k > maxInstances {
+				return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (would need %d instances, max %d GPUs)",
+					fmtHours(hours*overhead/float64(maxInstances)), maxInstances*gpusPer, fmtHours(r.DeadlineHours), k, r.MaxGPUs)
+			}
+		}
+		bound := "bandwidth-bound"
+		if !t.BandwidthBound {
+			bound = "compute-bound"
+		}
+		return plan{
+			instances: k, gpusPer: gpusPer, hours: hours / float64(k),
+			memNeed: float64(k) * t.MemoryNeededGB * GB, memHave: float64(k) * t.MemoryAvailableGB * GB,
+			tokens: r.Tokens + r.InputTokens, tokensPerS: float64(k) * t.DecodeTokensPerSec,
+			detail: fmt.Sprintf("batch %d, %s decode %s tok/s per instance", t.Batch, bound, fmtInt(t.DecodeTokensPerSec)),
+		}, nil
+	}
+	// Training-type jobs.
+	tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
+	// Tensor parallelism (degree a power of two within one NVLink-class machine) is used only when
+	// plain ZeRO-3/FSDP data parallelism does not fit.
+	tps := []int{1}
+	if g.FastInterconnect() {
+		for t := 2; t <= gpusPer && gpusPer%t == 0; t *= 2 {
+			tps = append(tps, t)
+		}
+	}
+	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= g.MemoryGB*GB {
+		return plan{}, fmt.Errorf("activations alone need %s GB per GPU (seq_len %d), %s GB available",
+			fmtGB(tm.ActivationBytesPerGPU/float64(maxTP)), r.SeqLen, fmtGB(g.MemoryGB*GB))
+	}
+	multiNodeOK := gpusPer >= 8 && g.FastInterconnect()
+	if !multiNodeOK {
+		maxInstances = 1
+	}
+	factor := r.a.TrainingFLOPsFactor
+	if r.Job == JobLoRA || r.Job == JobQLoRA {
+		factor = r.a.LoRAFLOPsFactor
+	}
+	peak := g.PeakTFLOPS(r.Precision)
+	var lastErr error
+	for k := 1; k <= maxInstances; k++ {
+		n := k * gpusPer
+		have := float64(n) * g.MemoryGB * GB
+		tp := 0
+		for _, t := range tps {
+			if tm.PerGPU(n, t) <= g.MemoryGB*GB {
+				tp = t
+				break
+			}
+		}
+		if tp == 0 {
+			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: have}
+			continue
+		}
+		need := tm.Total(n, tp)
+		mfu := r.a.MFU
+		penalty := n > 1 && !g.FastInterconnect()
+		if penalty {
+			mfu *= r.a.SlowInterconnectMFUFactor
+		}
+		hours := TrainingHours(factor, m.ActiveParams, r.Tokens, n, peak, mfu)
+		if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
+			lastErr = fmt.Errorf("takes %s h on %d GPUs, deadline %s h", fmtHours(hours*overhead), n, fmtHours(r.DeadlineHours))
+			if !multiNodeOK {
+				break
+			}
+			continue
+		}
+		detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %d + activations %s GB); MFU %.2f",
+			fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), n, fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+		if tp > 1 {
+			detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
+		}
+		if penalty {
+			detail += " (reduced: no NVLink between GPUs)"
+		}
+		return plan{instances: k, gpusPer: gpusPer, hours: hours, memNeed: need, memHave: have, detail: detail, mfuPenalty: penalty}, nil
+	}
+	if me, ok := lastErr.(*memoryError); ok && maxInstances > 1 {
+		return plan{}, fmt.Errorf("%s (even on %d GPUs)", me.Error(), maxInstances*gpusPer)
+	}
+	return plan{}, lastErr
+}
+
+func (r *request) sizeServing(g GPU, gpusPer, maxInstances int) (plan, error) {
+	t, err := EstimateThroughput(r.model, r.Precision, g, gpusPer, r.SeqLen, 0, r.a)
+	if err != nil {
+		return plan{}, err
+	}
+	perReplica := func(replicas int) Throughput {
+		b := t.MaxBatch
+		if r.Concurrency > 0 {
+			b = min(b, (r.Concurrency+replicas-1)/replicas)
+		}
+		tt, _ := EstimateThroughput(r.model, r.Precision, g, gpusPer, r.SeqLen, b, r.a)
+		return tt
+	}
+	k := 1
+	if r.Concurrency > 0 {
+		k = (r.Concurrency + t.MaxBatch - 1) / t.MaxBatch
+	}
+	if r.TargetTokensPerSec > 0 {
+		// Throughput grows with replicas; step up until the target is met.
+		for k <= maxInstances && float64(k)*perReplica(k).DecodeTokensPerSec < r.TargetTokensPerSec {
+			if r.Concurrency == 0 {
+				k = max(k+1, int(math.Ceil(r.TargetTokensPerSec/t.DecodeTokensPerSec)))
+				continue
+			}
+			k++
+		}
+	}
+	if k > maxInstances {
+		best := perReplica(maxInstances)
+		return plan{}, fmt.Errorf("needs %d instances (%d GPUs) for the target, max %d GPUs; %d instances give %s tok/s",
+			k, k*gpusPer, r.MaxGPUs, maxInstances, fmtInt(float64(maxInstances)*best.DecodeTokensPerSec))
+	}
+	tt := perReplica(k)
+	delivered := float64(k) * tt.DecodeTokensPerSec
+	if r.TargetTokensPerSec > 0 {
+		delivered = r.TargetTokensPerSec
+	}
+	return plan{
+		instances: k, gpusPer: gpusPer, hours: r.a.ServingHours,
+		memNeed: float64(k) * tt.MemoryNeededGB * GB, memHave: float64(k) * tt.MemoryAvailableGB * GB,
+		tokens: delivered * r.a.ServingHours * 3600, tokensPerS: delivered,
+		detail: fmt.Sprintf("%d replica(s) × batch %d at %s tok/s each", k, tt.Batch, fmtInt(tt.DecodeTokensPerSec)),
+	}, nil
+}
+
+func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decimal.Decimal, overhead float64) Option {
+	wall := p.hours * overhead
+	gpus := p.instances * p.gpusPer
+	cost := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).Round(2)
+	o := Option{
+		Provider: in.Provider, InstanceType: in.InstanceType, GPU: in.GPU, GPUs: gpus, Pricing: pricing,
+		Hours: round2(wall), GPUHours: round2(wall * float64(gpus)), CostUSD: cost,
+		MemoryNeededGB: round1(p.memNeed / GB), MemoryAvailableGB: round1(p.memHave / GB),
+		Instances: p.instances, HourlyUSD: hourly, TokensPerSec: p.tokensPerS, Overhead: overhead,
+		PriceSource: in.Source, Flags: in.Flags,
+	}
+	if !r.Job.IsTraining() && p.tokens > 0 {
+		v := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).
+			Div(decimal.NewFromFloat(p.tokens / 1e6)).Round(4)
+		o.USDPerMTok = &v
+	}
+	var b strings.Builder
+	link := "PCIe"
+	switch {
+	case g.NVLink == "yes":
+		link = "NVLink"
+	case g.FastInterconnect():
+		link = "Infinity Fabric"
+	}
+	if gpus == 1 {
+		fmt.Fprintf(&b, "Fits on one %s (%s of %s GB)", g.Name, fmtGB(p.memNeed), fmtGB(p.memHave))
+	} else {
+		fmt.Fprintf(&b, "%d× %s (%s) across %d instance(s), %s of %s GB", gpus, g.Name, link, p.instances, fmtGB(p.memNeed), fmtGB(p.memHave))
+	}
+	fmt.Fprintf(&b, "; %s; %s h at $%s/h per instance %s", p.detail, fmtHours(wall), hourly.StringFixed(2), pricing)
+	if pricing == pricingSpot {
+		fmt.Fprintf(&b, " incl. +%.1f%% interruption overhead", (overhead-1)*100)
+		if r.Job == JobServing {
+			b.WriteString(" (keep on-demand fallback for latency SLOs)")
+		}
+	}
+	if in.Override {
+		fmt.Fprintf(&b, "; your price (%s)", in.Source)
+	}
+	if in.Suspicious {
+		b.WriteString("; price flagged as suspicious, verify it")
+	}
+	o.Reason = b.String()
+	return o
+}
+
+// summarize explains why the winner wins in one sentence.
+func summarize(opts []Option, r *request) string {
+	if len(opts) == 0 {
+		return "No configuration fits this job with the current filters; see the excluded list for why."
+	}
+	w := opts[0]
+	s := fmt.Sprintf("%s %s (%d× %s, %s) is cheapest at $%s for the job", w.Provider, w.InstanceType, w.GPUs, w.GPU, w.Pricing, w.CostUSD.StringFixed(2))
+	if r.Job == JobServing {
+		s = fmt.Sprintf("%s %s (%d× %s, %s) is cheapest at $%s per %g h", w.Provider, w.InstanceType, w.GPUs, w.GPU, w.Pricing, w.CostUSD.StringFixed(2), r.a.ServingHours)
+	}
+	// Compare with the lowest hourly price among feasible options.
+	cheapHour := w
+	for _, o := range opts {
+		if o.HourlyUSD.Mul(decimal.NewFromInt(int64(o.Instances))).LessThan(cheapHour.HourlyUSD.Mul(decimal.NewFromInt(int64(cheapHour.Instances)))) {
+			cheapHour = o
+		}
+	}
+	if cheapHour.Provider == w.Provider && cheapHour.InstanceType == w.InstanceType && cheapHour.Pricing == w.Pricing {
+		return s + ": it also has the lowest hourly price among configurations that fit."
+	}
+	speed := ""
+	if w.Hours > 0 && cheapHour.Hours > w.Hours {
+		speed = fmt.Sprintf(", because it is %.1f× slower", cheapHour.Hours/w.Hours)
+	}
+	return fmt.Sprintf("%s: the lowest hourly price that fits (%s %s at $%s/h) would cost $%s%s.",
+		s, cheapHour.Provider, cheapHour.InstanceType, cheapHour.HourlyUSD.Mul(decimal.NewFromInt(int64(cheapHour.Instances))).StringFixed(2),
+		cheapHour.CostUSD.StringFixed(2), speed)
+}
+
+func fmtHours(h float64) string {
+	switch {
+	case h >= 100:
+		return fmtInt(h)
+	case h >= 10:
+		return fmt.Sprintf("%.1f", h)
+	default:
+		return fmt.Sprintf("%.2f", h)
+	}
+}
+
+// fmtInt formats a number rounded to an integer with thousands separators.
+func fmtInt(v float64) string {
+	n := int64(math.Round(v))
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	s := fmt.Sprintf("%d", n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

@@ -1,0 +1,498 @@
+package pricing
+
+import (
+	"encoding/json"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func mustAdvise(t *testing.T, req AdviceRequest, cat *Catalog) Advice {
+	t.Helper()
+	a, err := Advise(req, cat)
+	if err != nil {
+		t.Fatalf("Advise: %v", err)
+	}
+	return a
+}
+
+func findOption(a Advice, provider, instanceType, pricing string) (Option, bool) {
+	for _, o := range a.Options {
+		if o.Provider == provider && o.InstanceType == instanceType && o.Pricing == pricing {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+func findExcluded(a Advice, instanceType string) (Excluded, bool) {
+	for _, e := range a.Excluded {
+		if e.InstanceType == instanceType {
+			return e, true
+		}
+	}
+	return Excluded{}, false
+}
+
+func TestKVCachePerToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model string
+		want  float64
+	}{
+		// 2 (K,V) · 32 layers · 8 KV heads · 128 head dim · 2 bytes = 131,072 B = 128 KiB.
+		{"llama-3.1-8b", 128 * 1024},
+		// 2 · 80 · 8 · 128 · 2 = 327,680 B = 320 KiB.
+		{"Meta-Llama-3.1-70B-Instruct", 320 * 1024},
+		// Qwen2.5 7B: 2 · 28 · 4 · 128 · 2 = 57,344 B.
+		{"Qwen/Qwen2.5-7B-Instruct", 57344},
+		// DeepSeek-V3 MLA: 61 layers · 576 latent values · 2 bytes = 70,272 B.
+		{"deepseek-v3", 70272},
+	}
+	for _, tt := range tests {
+		m, err := LookupModel(tt.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.KVBytesPerToken(BF16.kvBytesPerValue()); got != tt.want {
+			t.Errorf("%s KV/token = %g, want %g", tt.model, got, tt.want)
+		}
+	}
+}
+
+func TestLookupModel(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"llama-3.1-8b": "llama-3.1-8b", "meta-llama/Llama-3.1-8B-Instruct": "llama-3.1-8b", "llama3.1-8b": "llama-3.1-8b",
+		"Llama-3.3-70B-Instruct": "llama-3.3-70b", "mistralai/Mixtral-8x7B-Instruct-v0.1": "mixtral-8x7b",
+		"google/gemma-2-9b-it": "gemma-2-9b", "deepseek-ai/DeepSeek-V3": "deepseek-v3", "Mistral-7B-v0.3": "mistral-7b",
+	} {
+		m, err := LookupModel(in)
+		if err != nil || m.Name != want {
+			t.Errorf("LookupModel(%q) = %q, %v; want %q", in, m.Name, err, want)
+		}
+	}
+	_, err := LookupModel("gpt-17")
+	if err == nil || !strings.Contains(err.Error(), "llama-3.1-8b") || !strings.Contains(err.Error(), "deepseek-v3") {
+		t.Errorf("unknown model error = %v, want the known names listed", err)
+	}
+	mix, _ := LookupModel("mixtral-8x7b")
+	if mix.Params != 46.7e9 || mix.ActiveParams != 12.9e9 || !mix.MoE {
+		t.Errorf("mixtral = %+v", mix)
+	}
+}
+
+func TestCustomModel(t *testing.T) {
+	t.Parallel()
+	// 7e9 params: L = round(cbrt(7e9 / (12·128²))) = round(32.9) = 33;
+	// h = sqrt(7e9 / (12·33)) = 4204 → nearest multiple of 128 = 4224; 33 heads of 128, 8 KV heads.
+	m, err := CustomModel(7e9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Layers != 33 || m.Hidden != 4224 || m.Heads != 33 || m.KVHeads != 8 || m.HeadDim != 128 || !m.Custom || m.Notes == "" {
+		t.Errorf("CustomModel(7e9) = %+v", m)
+	}
+	if _, err := CustomModel(-5); err == nil {
+		t.Error("negative params accepted")
+	}
+}
+
+func TestTrainingHours8BOneTrillionTokens(t *testing.T) {
+	t.Parallel()
+	// 6·N·D = 6 · 8e9 · 1e12 = 4.8e22 FLOPs. One H100 at MFU 0.4 delivers 989e12 · 0.4 = 3.956e14
+	// FLOP/s → 4.8e22 / 3.956e14 = 1.2133e8 GPU-s = 33,704 GPU-hours (GPU_FACTS §3.1: ≈33,700).
+	approx(t, "TrainingHours", TrainingHours(6, 8e9, 1e12, 1, 989, 0.4), 33704, 0.001)
+
+	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Params: 8e9, Tokens: 1e12, GPU: "H100", MaxOptions: -1}, nil)
+	if len(a.Options) == 0 {
+		t.Fatal("no H100 options")
+	}
+	for _, o := range a.Options {
+		// All H100 (SXM) options have NVLink, so no MFU penalty: GPU-hours are the same everywhere.
+		approx(t, o.Provider+" "+o.InstanceType+" gpu_hours", o.GPUHours, 33704, 0.001)
+		if o.GPU != "H100" || o.Pricing != "on-demand" {
+			t.Errorf("option %+v: want on-demand H100 only", o)
+		}
+	}
+	// p5.48xlarge: 33,704 / 8 = 4,213 h × $55.04 = $231,883 (GPU_FACTS: ≈$232k at $6.88/GPU-hr).
+	p5, ok := findOption(a, "aws", "p5.48xlarge", "on-demand")
+	if !ok {
+		t.Fatal("p5.48xlarge missing")
+	}
+	approx(t, "p5 hours", p5.Hours, 4213, 0.001)
+	approx(t, "p5 cost", p5.CostUSD.InexactFloat64(), 231883, 0.001)
+	// A single H100 cannot hold 16 B/param · 8e9 = 128 GB of training state.
+	if e, ok := findExcluded(a, "p5.4xlarge"); !ok || !strings.HasPrefix(e.Reason, "needs 1") || !strings.HasSuffix(e.Reason, "80 GB available") {
+		t.Errorf("p5.4xlarge exclusion = %+v", e)
+	}
+}
+
+func TestFullFinetune7BNeedsTwoGPUs(t *testing.T) {
+	t.Parallel()
+	// States: 16 B/param · 7e9 = 112 GB. Activations (selective recompute, micro-batch 1,
+	// s = 4096, custom 7B: h = 4224, L = 33): 34 · 4096 · 4224 · 33 = 19.41 GB per GPU.
+	// One 80 GB GPU: 112 + 19.4 = 131.4 GB > 80 → excluded. Two: 112/2 + 19.4 = 75.4 GB ≤ 80 → fits.
+	a := mustAdvise(t, AdviceRequest{Job: JobFullFinetune, Params: 7e9, Tokens: 1e8, GPU: "A100-80GB", MaxOptions: -1}, nil)
+	e, ok := findExcluded(a, "Standard_NC24ads_A100_v4")
+	if !ok || e.Reason != "needs 131.4 GB, 80 GB available" {
+		t.Errorf("1×A100-80GB exclusion = %+v, want needs 131.4 GB, 80 GB available", e)
+	}
+	if len(a.Options) == 0 {
+		t.Fatal("no options")
+	}
+	for _, o := range a.Options {
+		if o.GPUs < 2 {
+			t.Errorf("%s %s fits on %d GPU, want ≥ 2", o.Provider, o.InstanceType, o.GPUs)
+		}
+	}
+	two, ok := findOption(a, "azure", "Standard_NC48ads_A100_v4", "on-demand")
+	if !ok {
+		t.Fatal("2×A100-80GB option missing")
+	}
+	// Memory across 2 GPUs: 112 + 2 · 19.41 = 150.8 GB of 160.
+	approx(t, "memory needed", two.MemoryNeededGB, 150.8, 0.001)
+	if two.MemoryAvailableGB != 160 {
+		t.Errorf("memory available = %g, want 160", two.MemoryAvailableGB)
+	}
+}
+
+func TestQLoRA65BFitsOne48GBGPU(t *testing.T) {
+	t.Parallel()
+	// Base 0.55 B/param · 65e9 = 35.75 GB; adapters 0.5% · 65e9 · 16 B = 5.2 GB; activations with
+	// full recompute 2 · s · h · L = 2 · 4096 · 8832 · 69 = 4.99 GB (custom 65B: L = 69, h = 8832).
+	// Total 45.94 GB ≤ 48 GB.
+	for _, gpu := range []string{"L40S", "A6000"} {
+		a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Params: 65e9, Tokens: 1e7, GPU: gpu, MaxOptions: -1}, nil)
+		var single *Option
+		for i, o := range a.Options {
+			if o.GPUs == 1 {
+				single = &a.Options[i]
+				break
+			}
+		}
+		if single == nil {
+			t.Fatalf("%s: no single-GPU option; excluded: %+v", gpu, a.Excluded)
+		}
+		approx(t, gpu+" memory needed", single.MemoryNeededGB, 45.9, 0.002)
+		if single.MemoryAvailableGB != 48 {
+			t.Errorf("%s memory available = %g", gpu, single.MemoryAvailableGB)
+		}
+	}
+}
+
+func TestServingLlama8BMemoryFit(t *testing.T) {
+	t.Parallel()
+	// Weights 8.03e9 · 2 B = 16.06 GB, × 1.2 = 19.27 GB; KV for one 4096-token sequence
+	// 131,072 · 4096 = 0.537 GB → 19.81 GB: over a 16 GB T4, under 24 GB cards.
+	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 4, MaxOptions: -1}, nil)
+	e, ok := findExcluded(a, "g4dn.xlarge")
+	if !ok || e.Reason != "needs 19.8 GB, 16 GB available" {
+		t.Errorf("T4 exclusion = %+v", e)
+	}
+	for _, it := range []string{"g5.xlarge", "g6.xlarge", "1x_RTX4090_SECURE", "1x_L4_SECURE"} {
+		var found bool
+		for _, o := range a.Options {
+			if o.InstanceType == it && o.GPUs == 1 {
+				found = true
+				// 24 GB − 19.27 GB leaves room for floor(4.73 / 0.537) = 8 sequences ≥ 4 wanted.
+				approx(t, it+" memory needed", o.MemoryNeededGB, 19.27+4*0.537, 0.002)
+			}
+		}
+		if !found {
+			t.Errorf("%s (24 GB) not among options", it)
+		}
+	}
+	for _, o := range a.Options {
+		if o.GPU == "T4" && o.GPUs < 2 {
+			t.Errorf("T4 option with %d GPU: %+v", o.GPUs, o)
+		}
+		if o.USDPerMTok == nil || !o.USDPerMTok.IsPositive() {
+			t.Errorf("%s: no $/1M tokens for serving", o.InstanceType)
+		}
+	}
+}
+
+func TestServingThroughputModel(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 8B bf16 on one H100, 4096-token context, batch capped at 16:
+	// bandwidth bound 0.7 · 3350e9 · 16 / (16.06e9 + 16 · 0.5369e9) = 3.752e13 / 24.65e9 = 1,522 tok/s;
+	// compute bound 989e12 · 0.4 / (2 · 8.03e9) = 24,633 tok/s → decode 1,522 tok/s, bandwidth-bound.
+	m, _ := LookupModel("llama-3.1-8b")
+	h100, _ := DefaultCatalog().GPU("H100")
+	tp, err := EstimateThroughput(m, BF16, h100, 1, 4096, 16, DefaultAssumptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	approx(t, "decode", tp.DecodeTokensPerSec, 1522, 0.002)
+	approx(t, "prefill", tp.PrefillTokensPerSec, 24633, 0.001)
+	if !tp.BandwidthBound || tp.Batch != 16 {
+		t.Errorf("throughput = %+v", tp)
+	}
+	// Max batch: (80 − 19.27) GB / 0.537 GB = 113 sequences.
+	if tp.MaxBatch != 113 {
+		t.Errorf("max batch = %d, want 113", tp.MaxBatch)
+	}
+	// A 3:1 prompt:generated mix at batch 16: 1 / (0.75/24633 + 0.25/1522) = 5,136 tok/s.
+	approx(t, "mixed", tp.MixedTokensPerSec(0.75), 5136, 0.002)
+}
+
+// qloraAWS is a compute-bound job that fits every AWS GPU: QLoRA of Llama 3.1 8B (about 6 GB).
+func qloraAWS() AdviceRequest {
+	return AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-8b", Tokens: 1e8, Providers: []string{"aws"}, MaxOptions: -1}
+}
+
+func TestAdvisorRanksByCostPerJobNotPerHour(t *testing.T) {
+	t.Parallel()
+	// 4·N·D = 4 · 8.03e9 · 1e8 = 3.212e18 FLOPs at MFU 0.4.
+	//   g4dn.xlarge (T4, 65 TFLOPS, $0.526/h): 3.212e18 / (65e12·0.4·3600) = 34.32 h → $18.05
+	//   g6e.xlarge (L40S, 362 TFLOPS, $1.861/h): 3.212e18 / (362e12·0.4·3600) = 6.162 h → $11.47
+	// The T4 is the cheapest per hour among fits, the L40S the cheapest per job.
+	a := mustAdvise(t, qloraAWS(), nil)
+	w := a.Options[0]
+	if w.InstanceType != "g6e.xlarge" || w.Pricing != "on-demand" {
+		t.Fatalf("winner = %s %s, want g6e.xlarge on-demand; options: %v", w.InstanceType, w.Pricing, a.Options[:3])
+	}
+	approx(t, "winner hours", w.Hours, 6.162, 0.002)
+	approx(t, "winner cost", w.CostUSD.InexactFloat64(), 11.47, 0.002)
+	t4, ok := findOption(a, "aws", "g4dn.xlarge", "on-demand")
+	if !ok {
+		t.Fatal("g4dn.xlarge missing")
+	}
+	approx(t, "t4 cost", t4.CostUSD.InexactFloat64(), 18.05, 0.002)
+	for _, o := range a.Options {
+		if o.HourlyUSD.LessThan(t4.HourlyUSD) {
+			t.Errorf("%s is cheaper per hour than the T4; test premise broken", o.InstanceType)
+		}
+	}
+	if !strings.Contains(a.Summary, "g6e.xlarge") || !strings.Contains(a.Summary, "g4dn.xlarge") || !strings.Contains(a.Summary, "slower") {
+		t.Errorf("summary = %q", a.Summary)
+	}
+	if !sort.SliceIsSorted(a.Options, func(i, j int) bool { return a.Options[i].CostUSD.LessThan(a.Options[j].CostUSD) }) {
+		t.Error("options not sorted by cost")
+	}
+}
+
+func TestSpotOnlyWhenAllowedWithOverhead(t *testing.T) {
+	t.Parallel()
+	noSpot := mustAdvise(t, qloraAWS(), nil)
+	for _, o := range noSpot.Options {
+		if o.Pricing != "on-demand" {
+			t.Fatalf("spot option without spot allowed: %+v", o)
+		}
+	}
+	req := qloraAWS()
+	req.Spot = true
+	a := mustAdvise(t, req, nil)
+	// Overhead: 1 + λ·(restart + interval/2) + write/interval = 1 + 0.02·(0.25 + 0.25) + (2/60)/0.5 = 1.07667.
+	// g6e.xlarge spot: 6.162 h · 1.07667 = 6.634 h × $0.5261 = $3.49 — cheaper than any on-demand option.
+	approx(t, "spot overhead", DefaultAssumptions().SpotOverhead(), 1.076667, 1e-5)
+	w := a.Options[0]
+	if w.Pricing != "spot" {
+		t.Fatalf("winner %s %s, want a spot option", w.InstanceType, w.Pricing)
+	}
+	s, ok := findOption(a, "aws", "g6e.xlarge", "spot")
+	if !ok {
+		t.Fatal("g6e.xlarge spot missing")
+	}
+	approx(t, "spot hours", s.Hours, 6.634, 0.002)
+	approx(t, "spot cost", s.CostUSD.InexactFloat64(), 3.49, 0.005)
+	if !strings.Contains(s.Reason, "interruption overhead") {
+		t.Errorf("reason = %q", s.Reason)
+	}
+	// No spot quote (p5.4xlarge) → only on-demand.
+	if _, ok := findOption(a, "aws", "p5.4xlarge", "spot"); ok {
+		t.Error("p5.4xlarge has no spot quote but got a spot option")
+	}
+}
+
+func TestOverridePricesTakePrecedence(t *testing.T) {
+	t.Parallel()
+	// Negotiated $0.05/h for g4dn.xlarge: 34.32 h × $0.05 = $1.72 beats the L40S's $11.47.
+	cat := DefaultCatalog().WithPrices([]Instance{{Provider: "aws", InstanceType: "g4dn.xlarge", OnDemand: ptr(dec("0.05"))}}, "negotiated 2026")
+	a := mustAdvise(t, qloraAWS(), cat)
+	w := a.Options[0]
+	if w.InstanceType != "g4dn.xlarge" {
+		t.Fatalf("winner = %s, want the overridden g4dn.xlarge", w.InstanceType)
+	}
+	approx(t, "override cost", w.CostUSD.InexactFloat64(), 1.72, 0.005)
+	if !strings.Contains(w.Reason, "negotiated 2026") || w.PriceSource != "negotiated 2026" {
+		t.Errorf("reason/source = %q / %q", w.Reason, w.PriceSource)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestSuspiciousPricesExcludedByDefault(t *testing.T) {
+	t.Parallel()
+	req := AdviceRequest{Job: JobLoRA, Model: "llama-3.1-8b", Tokens: 1e8, Providers: []string{"gcp"}, GPU: "H100", MaxOptions: -1}
+	a := mustAdvise(t, req, nil)
+	if len(a.Options) != 0 {
+		t.Errorf("suspicious GCP H100 prices used: %+v", a.Options)
+	}
+	e, ok := findExcluded(a, "a3-highgpu-8g")
+	if !ok || !strings.HasPrefix(e.Reason, "suspicious price") {
+		t.Errorf("a3-highgpu-8g exclusion = %+v", e)
+	}
+	req.IncludeSuspicious = true
+	a = mustAdvise(t, req, nil)
+	if len(a.Options) == 0 || !strings.Contains(a.Options[0].Reason, "suspicious") {
+		t.Errorf("IncludeSuspicious options = %+v", a.Options)
+	}
+}
+
+func TestDeadlineExcludesSlowOptions(t *testing.T) {
+	t.Parallel()
+	// The T4 needs 34.3 h, the L40S 6.2 h: a 10 h deadline keeps the L40S and drops single T4s.
+	req := qloraAWS()
+	req.DeadlineHours = 10
+	a := mustAdvise(t, req, nil)
+	e, ok := findExcluded(a, "g4dn.xlarge")
+	if !ok || !strings.Contains(e.Reason, "deadline 10") {
+		t.Errorf("g4dn.xlarge exclusion = %+v", e)
+	}
+	for _, o := range a.Options {
+		if o.Hours > 10 {
+			t.Errorf("%s takes %g h past the deadline", o.InstanceType, o.Hours)
+		}
+	}
+}
+
+func TestPCIeMultiGPUTrainingPenalised(t *testing.T) {
+	t.Parallel()
+	// g5.12xlarge: 4× A10G over PCIe → MFU 0.4 · 0.6 = 0.24.
+	a := mustAdvise(t, AdviceRequest{Job: JobFullFinetune, Model: "llama-3.2-1b", Tokens: 1e8, GPU: "A10G", MaxOptions: -1}, nil)
+	o, ok := findOption(a, "aws", "g5.12xlarge", "on-demand")
+	if !ok {
+		t.Fatalf("g5.12xlarge missing: %+v", a.Excluded)
+	}
+	// 6 · 1.24e9 · 1e8 / (4 · 70e12 · 0.24 · 3600) = 3.075 h.
+	approx(t, "hours", o.Hours, 3.075, 0.002)
+	if !strings.Contains(o.Reason, "no NVLink") {
+		t.Errorf("reason = %q", o.Reason)
+	}
+}
+
+func TestBatchInferenceCostPerToken(t *testing.T) {
+	t.Parallel()
+	// 1e9 generated tokens of Llama 3.1 8B on p5.4xlarge (1× H100, $6.88/h), 4096 context, batch 113:
+	// decode = min(0.7·3350e9·113/(16.06e9 + 113·0.5369e9), 24,633) = 3,451 tok/s → 80.5 h → $553.8,
+	// $0.5538 per 1M tokens.
+	a := mustAdvise(t, AdviceRequest{Job: JobBatchInference, Model: "llama-3.1-8b", Tokens: 1e9, MaxOptions: -1}, nil)
+	o, ok := findOption(a, "aws", "p5.4xlarge", "on-demand")
+	if !ok {
+		t.Fatal("p5.4xlarge missing")
+	}
+	approx(t, "hours", o.Hours, 80.5, 0.003)
+	approx(t, "$/Mtok", o.USDPerMTok.InexactFloat64(), 0.5538, 0.003)
+}
+
+func TestAdviseValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		req  AdviceRequest
+		want string
+	}{
+		{"UnknownModel", AdviceRequest{Job: JobTraining, Model: "llama-9", Tokens: 1}, "known models: deepseek-v3"},
+		{"NoModel", AdviceRequest{Job: JobTraining, Tokens: 1}, "give a model"},
+		{"UnknownJob", AdviceRequest{Job: "pretrain", Model: "mistral-7b", Tokens: 1}, `unknown job type "pretrain"`},
+		{"NegativeTokens", AdviceRequest{Job: JobTraining, Model: "mistral-7b", Tokens: -5}, "tokens must be a non-negative number"},
+		{"MissingTokens", AdviceRequest{Job: JobLoRA, Model: "mistral-7b"}, "lora needs a positive token count"},
+		{"ServingNoTarget", AdviceRequest{Job: JobServing, Model: "mistral-7b"}, "serving needs a concurrency"},
+		{"BadPrecision", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, Precision: "fp64"}, `unknown precision "fp64"`},
+		{"TrainInt4", AdviceRequest{Job: JobTraining, Model: "mistral-7b", Tokens: 1, Precision: INT4}, "use qlora"},
+		{"UnknownGPU", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, GPU: "TPUv5"}, `unknown GPU "TPUv5"`},
+		{"UnknownProvider", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, Providers: []string{"ibm"}}, `unknown provider "ibm"`},
+		{"BadMFU", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, Assumptions: func() Assumptions {
+			a := DefaultAssumptions()
+			a.MFU = 1.5
+			return a
+		}()}, "mfu must be in (0, 1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Advise(tt.req, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAdviceJSONShape(t *testing.T) {
+	t.Parallel()
+	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", TargetTokensPerSec: 2000, MaxOptions: 3}, nil)
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Options     []map[string]any `json:"options"`
+		Excluded    []map[string]any `json:"excluded"`
+		Assumptions map[string]any   `json:"assumptions"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) []string {
+		var k []string
+		for s := range m {
+			k = append(k, s)
+		}
+		sort.Strings(k)
+		return k
+	}
+	wantOpt := []string{"cost_usd", "gpu", "gpu_hours", "gpus", "hours", "instance_type", "memory_available_gb", "memory_needed_gb", "pricing", "provider", "reason", "usd_per_mtok"}
+	if len(doc.Options) != 3 || !slices.Equal(keys(doc.Options[0]), wantOpt) {
+		t.Errorf("option keys = %v, want %v", keys(doc.Options[0]), wantOpt)
+	}
+	if _, isString := doc.Options[0]["cost_usd"].(string); !isString {
+		t.Errorf("cost_usd = %#v, want a JSON string", doc.Options[0]["cost_usd"])
+	}
+	if !slices.Equal(keys(doc.Excluded[0]), []string{"gpu", "instance_type", "reason"}) {
+		t.Errorf("excluded keys = %v", keys(doc.Excluded[0]))
+	}
+	for _, k := range []string{"mfu", "eta", "lora_flops_factor", "inference_memory_overhead", "spot_interruptions_per_hour", "model", "kv_bytes_per_token", "notes"} {
+		if _, ok := doc.Assumptions[k]; !ok {
+			t.Errorf("assumptions lack %q", k)
+		}
+	}
+	// Serving with a target: the delivered rate is the target.
+	if a.Options[0].TokensPerSec != 2000 {
+		t.Errorf("delivered tok/s = %g", a.Options[0].TokensPerSec)
+	}
+}
+
+func BenchmarkAdvise(b *testing.B) {
+	DefaultCatalog()
+	req := AdviceRequest{Job: JobServing, Model: "llama-3.1-70b", Precision: FP8, Concurrency: 64, TargetTokensPerSec: 5000, Spot: true}
+	for b.Loop() {
+		if _, err := Advise(req, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestMultiNodeTrainingWithTensorParallel(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 405B: states 16 · 405.9e9 = 6,494 GB; activations 34 · 4096 · 16384 · 126 = 287.5 GB
+	// per micro-batch, ÷ 8 with tensor parallelism inside an 8-GPU node = 35.9 GB.
+	// On 8×H200 nodes: 7 nodes → 6494/56 + 35.9 = 151.9 GB > 141; 8 nodes → 101.5 + 35.9 = 137.4 GB ≤ 141.
+	// Time: 6 · 405.9e9 · 1e11 / (64 · 989e12 · 0.4 · 3600) = 2,672 h.
+	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 1e11, GPU: "H200", MaxOptions: -1}, nil)
+	o, ok := findOption(a, "nebius", "gpu-h200-sxm_8gpu-128vcpu-1600gb", "on-demand")
+	if !ok {
+		t.Fatalf("8×H200 nodes missing: %+v", a.Excluded)
+	}
+	if o.GPUs != 64 || o.Instances != 8 || !strings.Contains(o.Reason, "tensor parallel ×8") {
+		t.Errorf("option = %d GPUs on %d nodes, reason %q", o.GPUs, o.Instances, o.Reason)
+	}
+	approx(t, "hours", o.Hours, 2672, 0.002)
+	// 80 GB H100s cannot hold it within the default 64-GPU cap.
+	h := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 1e11, GPU: "H100", Providers: []string{"aws"}}, nil)
+	if e, ok := findExcluded(h, "p5.48xlarge"); len(h.Options) != 0 || !ok || !strings.Contains(e.Reason, "even on 64 GPUs") {
+		t.Errorf("H100 405B: options %d, exclusion %+v", len(h.Options), e)
+	}
+}

@@ -1,0 +1,221 @@
+package pricing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// JobType is the kind of GPU job the advisor sizes.
+type JobType string
+
+// The job types of DESIGN §5; the string values are the CLI's --job values.
+const (
+	JobTraining       JobType = "training"        // pre-training: 6·N·D FLOPs, 16 B/param states
+	JobFullFinetune   JobType = "full-finetune"   // same math as training, usually fewer tokens
+	JobLoRA           JobType = "lora"            // frozen 16-bit base + small adapters: 4·N·D FLOPs
+	JobQLoRA          JobType = "qlora"           // frozen 4-bit base + adapters: 4·N·D FLOPs
+	JobBatchInference JobType = "batch-inference" // process a fixed number of tokens
+	JobServing        JobType = "serving"         // sustain a concurrency / tokens-per-second target
+)
+
+// JobTypes lists the valid job types in display order.
+var JobTypes = []JobType{JobTraining, JobFullFinetune, JobLoRA, JobQLoRA, JobBatchInference, JobServing}
+
+// IsTraining reports whether the job updates weights (training, fine-tuning, LoRA, QLoRA).
+func (j JobType) IsTraining() bool {
+	return j == JobTraining || j == JobFullFinetune || j == JobLoRA || j == JobQLoRA
+}
+
+// ParseJobType validates a --job value.
+func ParseJobType(s string) (JobType, error) {
+	for _, j := range JobTypes {
+		if strings.EqualFold(strings.TrimSpace(s), string(j)) {
+			return j, nil
+		}
+	}
+	names := make([]string, len(JobTypes))
+	for i, j := range JobTypes {
+		names[i] = string(j)
+	}
+	return "", fmt.Errorf("unknown job type %q; use one of %s", s, strings.Join(names, ", "))
+}
+
+// Precision is the numeric format of the model weights (and of compute, see GPU.PeakTFLOPS).
+type Precision string
+
+// The precisions of DESIGN §5.
+const (
+	FP32 Precision = "fp32"
+	BF16 Precision = "bf16"
+	FP16 Precision = "fp16"
+	FP8  Precision = "fp8"
+	INT8 Precision = "int8"
+	INT4 Precision = "int4"
+)
+
+// ParsePrecision validates a --precision value; empty means bf16.
+func ParsePrecision(s string) (Precision, error) {
+	switch p := Precision(strings.ToLower(strings.TrimSpace(s))); p {
+	case "":
+		return BF16, nil
+	case FP32, BF16, FP16, FP8, INT8, INT4:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown precision %q; use fp32, bf16, fp16, fp8, int8 or int4", s)
+}
+
+// BytesPerParam is the weight size: 4, 2, 2, 1, 1, 0.5 bytes.
+func (p Precision) BytesPerParam() float64 {
+	switch p {
+	case FP32:
+		return 4
+	case FP8, INT8:
+		return 1
+	case INT4:
+		return 0.5
+	}
+	return 2
+}
+
+// kvBytesPerValue is the KV-cache element size: 16-bit for every weight format (KV caches are
+// rarely quantised with the weights) except fp32.
+func (p Precision) kvBytesPerValue() float64 {
+	if p == FP32 {
+		return 4
+	}
+	return 2
+}
+
+// Activation recomputation strategies for training memory (Korthikanti et al. 2022, per layer,
+// 16-bit activations, s = sequence length, b = micro-batch, h = hidden, a = heads).
+const (
+	RecomputeNone      = "none"      // s·b·h·(34 + 5·a·s/h) bytes per layer
+	RecomputeSelective = "selective" // 34·s·b·h bytes per layer (default for training and full fine-tuning)
+	RecomputeFull      = "full"      // 2·s·b·h bytes per layer (default for LoRA/QLoRA: gradient checkpointing)
+)
+
+// Assumptions are the editable constants of the advisor and break-even models. Start from
+// DefaultAssumptions and change fields; a zero Assumptions value in a request means "all defaults".
+// (JSON callers: unmarshal onto DefaultAssumptions() so omitted fields keep their defaults.)
+type Assumptions struct {
+	// MFU is the model-FLOPs utilisation for training and for compute-bound inference (default 0.4).
+	MFU float64 `json:"mfu"`
+	// Eta is the achievable fraction of memory bandwidth in decode (default 0.7).
+	Eta float64 `json:"eta"`
+	// TrainingFLOPsFactor is C/(N·D) for full training: 6 (2 forward + 4 backward).
+	TrainingFLOPsFactor float64 `json:"training_flops_factor"`
+	// LoRAFLOPsFactor is C/(N·D) for LoRA/QLoRA: 4 (no weight gradients for the frozen base).
+	LoRAFLOPsFactor float64 `json:"lora_flops_factor"`
+	// TrainingBytesPerParam is the mixed-precision AdamW state: 2 weights + 2 grads + 12 optimizer = 16.
+	TrainingBytesPerParam float64 `json:"training_bytes_per_param"`
+	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants and 16-bit
+	// embeddings/norms (default 0.55).
+	QLoRABytesPerParam float64 `json:"qlora_bytes_per_param"`
+	// AdapterFraction is trainable LoRA parameters as a fraction of the base (default 0.005, about
+	// rank 16 on every attention and MLP projection); each costs 16 bytes (weights, grads, AdamW).
+	AdapterFraction float64 `json:"adapter_fraction"`
+	// ActivationRecompute is none, selective or full; empty picks selective for training and full
+	// fine-tuning and full for LoRA/QLoRA.
+	ActivationRecompute string `json:"activation_recompute"`
+	// MicroBatch is the sequences per GPU per step whose activations are held (default 1).
+	MicroBatch int `json:"micro_batch"`
+	// InferenceMemoryOverhead multiplies weight bytes for runtime buffers (default 1.2).
+	InferenceMemoryOverhead float64 `json:"inference_memory_overhead"`
+	// SlowInterconnectMFUFactor multiplies MFU for multi-GPU training on GPUs without NVLink
+	// (PCIe or a 2-way bridge): gradient/parameter traffic stalls compute (default 0.6).
+	SlowInterconnectMFUFactor float64 `json:"slow_interconnect_mfu_factor"`
+	// SpotInterruptionsPerHour is λ, expected preemptions per instance-hour (default 0.02, one per ~2 days).
+	SpotInterruptionsPerHour float64 `json:"spot_interruptions_per_hour"`
+	// RestartHours is the time to get a replacement running and reload (default 0.25 h).
+	RestartHours float64 `json:"restart_hours"`
+	// CheckpointIntervalHours is the time between checkpoints; half an interval is lost per preemption (default 0.5 h).
+	CheckpointIntervalHours float64 `json:"checkpoint_interval_hours"`
+	// CheckpointWriteHours is the time one checkpoint write stalls the job (default 2 min).
+	CheckpointWriteHours float64 `json:"checkpoint_write_hours"`
+	// ServingHours is the period a serving deployment is priced over (default 730 h, one month).
+	ServingHours float64 `json:"serving_hours"`
+}
+
+// DefaultAssumptions returns the documented defaults (GPU_FACTS.md §3–§4).
+func DefaultAssumptions() Assumptions {
+	return Assumptions{
+		MFU:                       0.4,
+		Eta:                       0.7,
+		TrainingFLOPsFactor:       6,
+		LoRAFLOPsFactor:           4,
+		TrainingBytesPerParam:     16,
+		QLoRABytesPerParam:        0.55,
+		AdapterFraction:           0.005,
+		MicroBatch:                1,
+		InferenceMemoryOverhead:   1.2,
+		SlowInterconnectMFUFactor: 0.6,
+		SpotInterruptionsPerHour:  0.02,
+		RestartHours:              0.25,
+		CheckpointIntervalHours:   0.5,
+		CheckpointWriteHours:      2.0 / 60,
+		ServingHours:              HoursPerMonth,
+	}
+}
+
+// Validate reports the first out-of-range assumption.
+func (a Assumptions) Validate() error {
+	var errs []error
+	frac := func(name string, v float64) {
+		if !(v > 0 && v <= 1) {
+			errs = append(errs, fmt.Errorf("%s must be in (0, 1], got %g", name, v))
+		}
+	}
+	pos := func(name string, v float64) {
+		if !(v > 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %g", name, v))
+		}
+	}
+	nonneg := func(name string, v float64) {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %g", name, v))
+		}
+	}
+	frac("mfu", a.MFU)
+	frac("eta", a.Eta)
+	frac("slow_interconnect_mfu_factor", a.SlowInterconnectMFUFactor)
+	pos("training_flops_factor", a.TrainingFLOPsFactor)
+	pos("lora_flops_factor", a.LoRAFLOPsFactor)
+	pos("training_bytes_per_param", a.TrainingBytesPerParam)
+	pos("qlora_bytes_per_param", a.QLoRABytesPerParam)
+	nonneg("adapter_fraction", a.AdapterFraction)
+	if a.InferenceMemoryOverhead < 1 || math.IsNaN(a.InferenceMemoryOverhead) {
+		errs = append(errs, fmt.Errorf("inference_memory_overhead must be at least 1, got %g", a.InferenceMemoryOverhead))
+	}
+	if a.MicroBatch < 1 {
+		errs = append(errs, fmt.Errorf("micro_batch must be at least 1, got %d", a.MicroBatch))
+	}
+	switch a.ActivationRecompute {
+	case "", RecomputeNone, RecomputeSelective, RecomputeFull:
+	default:
+		errs = append(errs, fmt.Errorf("activation_recompute must be none, selective or full, got %q", a.ActivationRecompute))
+	}
+	nonneg("spot_interruptions_per_hour", a.SpotInterruptionsPerHour)
+	nonneg("restart_hours", a.RestartHours)
+	pos("checkpoint_interval_hours", a.CheckpointIntervalHours)
+	nonneg("checkpoint_write_hours", a.CheckpointWriteHours)
+	pos("serving_hours", a.ServingHours)
+	return errors.Join(errs...)
+}
+
+// SpotOverhead is the wall-clock inflation of a checkpointed job on spot capacity:
+// 1 + λ·(restart + interval/2) + write/interval (GPU_FACTS.md §4).
+func (a Assumptions) SpotOverhead() float64 {
+	return 1 + a.SpotInterruptionsPerHour*(a.RestartHours+a.CheckpointIntervalHours/2) +
+		a.CheckpointWriteHours/a.CheckpointIntervalHours
+}
+
+// ServingSpotOverhead is the capacity inflation of a serving deployment on spot: 1 + λ·restart
+// (replicas lost while a replacement starts; there is no checkpoint to write).
+func (a Assumptions) ServingSpotOverhead() float64 {
+	return 1 + a.SpotInterruptionsPerHour*a.RestartHours
+}
+
+// HoursPerMonth is the 730-hour month used for monthly costs.
+const HoursPerMonth = 730
