@@ -60,6 +60,7 @@ CREATE TABLE charges (
     consumed_unit        text NOT NULL,
     tags                 jsonb,
     team                 text NOT NULL,
+    x_instance_type      text NOT NULL, -- p4d.24xlarge, a2-highgpu-8g, Standard_ND96asr_v4
     x_gpu_type           text NOT NULL,
     x_gpu_count          numeric NOT NULL,
     x_gpu_hours          numeric NOT NULL,
