@@ -1,0 +1,276 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Charge is one normalised cost row (DESIGN §3), as written to charges.
+type Charge struct {
+	Line               int
+	Source             string
+	ProviderName       string
+	ServiceName        string
+	ServiceCategory    string
+	SKU                string
+	ResourceID         string
+	RegionID           string
+	SubAccountID       string
+	ChargeCategory     string
+	ChargePeriodStart  time.Time
+	ChargePeriodEnd    time.Time
+	BilledCost         decimal.Decimal
+	EffectiveCost      decimal.Decimal
+	ListCost           decimal.Decimal
+	BillingCurrency    string
+	ConsumedQuantity   decimal.Decimal
+	ConsumedUnit       string
+	Tags               map[string]string
+	Team               string
+	InstanceType       string
+	GPUType            string
+	GPUCount           decimal.Decimal
+	GPUHours           decimal.Decimal
+	Model              string
+	InputTokens        int64
+	OutputTokens       int64
+	CachedTokens       int64
+	Requests           int64
+	PricedByUs         bool
+	BillingAccountID   string
+	BillingPeriodStart time.Time // zero when the source has no billing period
+	DedupeKey          string
+}
+
+// chargeColumns are the columns WriteCharges copies, in Values order.
+var chargeColumns = []string{
+	"org_id", "import_id", "line", "source", "provider_name", "service_name", "service_category", "sku",
+	"resource_id", "region_id", "sub_account_id", "charge_category", "charge_period_start", "charge_period_end",
+	"billed_cost", "effective_cost", "list_cost", "billing_currency", "consumed_quantity", "consumed_unit",
+	"tags", "team", "x_instance_type", "x_gpu_type", "x_gpu_count", "x_gpu_hours", "x_model", "x_input_tokens",
+	"x_output_tokens", "x_cached_tokens", "x_requests", "x_priced_by_us", "billing_account_id",
+	"billing_period_start", "dedupe_key",
+}
+
+// Dedupe says what an import does with rows whose DedupeKey is already in
+// the org's charges.
+type Dedupe int
+
+const (
+	// DedupeNone: rows have no keys. Cloud exports; a newer export of the
+	// same (source, billing account, billing period) replaces the older
+	// rows of that period instead.
+	DedupeNone Dedupe = iota
+	// DedupeSkip: a row whose key is known is skipped. Event logs (one row
+	// per request), where a key is a request id and never changes.
+	DedupeSkip
+	// DedupeReplace: a row whose key is known replaces the old row.
+	// Aggregated usage buckets, which a later export may restate.
+	DedupeReplace
+)
+
+// ChargeSource yields the rows of one import. Charge's result is used
+// before the next call to Next, so an implementation may reuse one Charge.
+type ChargeSource interface {
+	Next() bool
+	Charge() *Charge
+	Err() error
+}
+
+// WriteResult is what WriteCharges did.
+type WriteResult struct {
+	Rows         int64 // rows now in charges from this import
+	ReplacedRows int64 // older rows this import replaced (restated period or bucket)
+	SkippedRows  int64 // rows skipped as already imported (or repeated in the file)
+}
+
+type restatement struct {
+	account string
+	period  time.Time
+}
+
+// copySource adapts a ChargeSource to pgx.CopyFromSource, noting the
+// restated periods on the way.
+type copySource struct {
+	orgID, importID int64
+	src             ChargeSource
+	values          []any
+	periods         map[restatement]struct{}
+	source          string // of the rows copied (one per import)
+	err             error
+}
+
+func (c *copySource) Next() bool {
+	if c.err != nil || !c.src.Next() {
+		return false
+	}
+	ch := c.src.Charge()
+	c.source = ch.Source
+	var tags []byte
+	if len(ch.Tags) > 0 {
+		if tags, c.err = json.Marshal(ch.Tags); c.err != nil {
+			return false
+		}
+	}
+	var period any
+	if !ch.BillingPeriodStart.IsZero() {
+		period = ch.BillingPeriodStart
+		c.periods[restatement{ch.BillingAccountID, ch.BillingPeriodStart}] = struct{}{}
+	}
+	c.values = append(c.values[:0],
+		c.orgID, c.importID, ch.Line, ch.Source, ch.ProviderName, ch.ServiceName, ch.ServiceCategory, ch.SKU,
+		ch.ResourceID, ch.RegionID, ch.SubAccountID, ch.ChargeCategory, ch.ChargePeriodStart, ch.ChargePeriodEnd,
+		ch.BilledCost, ch.EffectiveCost, ch.ListCost, ch.BillingCurrency, ch.ConsumedQuantity, ch.ConsumedUnit,
+		tags, ch.Team, ch.InstanceType, ch.GPUType, ch.GPUCount, ch.GPUHours, ch.Model, ch.InputTokens,
+		ch.OutputTokens, ch.CachedTokens, ch.Requests, ch.PricedByUs, ch.BillingAccountID,
+		period, ch.DedupeKey)
+	return true
+}
+
+func (c *copySource) Values() ([]any, error) { return c.values, nil }
+
+func (c *copySource) Err() error {
+	if c.err != nil {
+		return c.err
+	}
+	return c.src.Err()
+}
+
+// rollupColumns is daily_spend's key and measures, as aggregated from a
+// charges-shaped relation; tz is the parameter holding the org's time zone.
+func rollupSelect(from, tz, sign string) string {
+	return `
+		SELECT org_id, (charge_period_start AT TIME ZONE ` + tz + `)::date, source, provider_name, service_name,
+			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
+			` + sign + `sum(billed_cost), ` + sign + `sum(effective_cost), ` + sign + `sum(x_gpu_hours),
+			` + sign + `sum(x_input_tokens), ` + sign + `sum(x_output_tokens), ` + sign + `sum(x_cached_tokens),
+			` + sign + `sum(x_requests), ` + sign + `count(*)
+		FROM ` + from + `
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`
+}
+
+const rollupInsert = `
+	INSERT INTO daily_spend (org_id, day, source, provider, service, sub_account, team, model, charge_category,
+		gpu_type, currency, billed, effective, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows)`
+
+const rollupUpsert = `
+	ON CONFLICT (org_id, day, source, provider, service, sub_account, team, model, charge_category, gpu_type, currency)
+	DO UPDATE SET billed = daily_spend.billed + EXCLUDED.billed,
+		effective = daily_spend.effective + EXCLUDED.effective,
+		gpu_hours = daily_spend.gpu_hours + EXCLUDED.gpu_hours,
+		input_tokens = daily_spend.input_tokens + EXCLUDED.input_tokens,
+		output_tokens = daily_spend.output_tokens + EXCLUDED.output_tokens,
+		cached_tokens = daily_spend.cached_tokens + EXCLUDED.cached_tokens,
+		requests = daily_spend.requests + EXCLUDED.requests,
+		rows = daily_spend.rows + EXCLUDED.rows`
+
+// deleteCharges deletes the charges matching where (over alias c) and takes
+// them out of daily_spend, returning how many went.
+func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string, args ...any) (int64, error) {
+	args = append([]any{orgID, tz}, args...)
+	var n int64
+	err := s.q.QueryRow(ctx, `
+		WITH gone AS (
+			DELETE FROM charges c WHERE c.org_id = $1 AND `+where+` RETURNING c.*
+		), rolled AS (
+			`+rollupInsert+rollupSelect("gone", "$2", "-")+rollupUpsert+`
+		)
+		SELECT count(*) FROM gone`, args...).Scan(&n)
+	return n, err
+}
+
+// WriteCharges writes an import's rows and keeps daily_spend in step. Call
+// it inside the import's transaction (InTx): on any error nothing it did
+// survives the rollback. Days in daily_spend are days in loc.
+//
+// Rows stream from src to Postgres by COPY, so memory does not grow with
+// the file. COPY is not allowed under row-level security, so imports are
+// written as the owning role, with org_id set here from the authenticated
+// org, never from the file.
+func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
+	var res WriteResult
+	tz := loc.String()
+	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
+
+	target := pgx.Identifier{"charges"}
+	if dedupe != DedupeNone {
+		// Keyed rows go through a staging table, so that known keys can be
+		// skipped or replaced with ON CONFLICT / DELETE rather than
+		// failing the COPY.
+		if _, err := s.q.Exec(ctx, `CREATE TEMP TABLE charges_staging (LIKE charges INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
+			return res, mapError("write charges: staging", err)
+		}
+		target = pgx.Identifier{"charges_staging"}
+	}
+	copied, err := s.q.CopyFrom(ctx, target, chargeColumns, cs)
+	if err != nil {
+		return res, fmt.Errorf("write charges: %w", err)
+	}
+
+	switch dedupe {
+	case DedupeNone:
+		res.Rows = copied
+		// A restated export replaces the earlier rows of its periods.
+		for p := range cs.periods {
+			n, err := s.deleteCharges(ctx, orgID, tz,
+				`c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5 AND c.import_id <> $6`,
+				cs.source, p.account, p.period, importID)
+			if err != nil {
+				return res, mapError("write charges: replace restated period", err)
+			}
+			res.ReplacedRows += n
+		}
+	case DedupeSkip:
+		tag, err := s.q.Exec(ctx, `
+			INSERT INTO charges SELECT * FROM charges_staging
+			ON CONFLICT (org_id, source, dedupe_key) WHERE dedupe_key <> '' DO NOTHING`)
+		if err != nil {
+			return res, mapError("write charges: insert new events", err)
+		}
+		res.Rows = tag.RowsAffected()
+		res.SkippedRows = copied - res.Rows
+	case DedupeReplace:
+		n, err := s.deleteCharges(ctx, orgID, tz,
+			`c.dedupe_key <> '' AND (c.source, c.dedupe_key) IN (SELECT source, dedupe_key FROM charges_staging)`)
+		if err != nil {
+			return res, mapError("write charges: replace buckets", err)
+		}
+		res.ReplacedRows = n
+		// Within one file the last row of a key wins.
+		tag, err := s.q.Exec(ctx, `
+			INSERT INTO charges
+			SELECT DISTINCT ON (source, dedupe_key) * FROM charges_staging
+			ORDER BY source, dedupe_key, line DESC`)
+		if err != nil {
+			return res, mapError("write charges: insert buckets", err)
+		}
+		res.Rows = tag.RowsAffected()
+		res.SkippedRows = copied - res.Rows
+	}
+
+	if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
+		orgID, importID, tz); err != nil {
+		return res, mapError("write charges: roll up", err)
+	}
+	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
+		return res, mapError("write charges: drop empty rollups", err)
+	}
+	return res, nil
+}
+
+// RebuildDailySpend recomputes orgID's rollups from its charges, for when
+// the meaning of a day changes (the org's time zone).
+func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Location) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		if _, err := tx.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1`, orgID); err != nil {
+			return mapError("rebuild daily spend", err)
+		}
+		_, err := tx.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1", "$2", ""), orgID, loc.String())
+		return mapError("rebuild daily spend", err)
+	})
+}

@@ -1,0 +1,153 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// sliceSource is a ChargeSource over a slice.
+type sliceSource struct {
+	rows []store.Charge
+	i    int
+}
+
+func (s *sliceSource) Next() bool            { s.i++; return s.i <= len(s.rows) }
+func (s *sliceSource) Charge() *store.Charge { return &s.rows[s.i-1] }
+func (s *sliceSource) Err() error            { return nil }
+
+func charge(line int, day string, cost string, mods ...func(*store.Charge)) store.Charge {
+	start, _ := time.Parse("2006-01-02 15:04", day)
+	c := store.Charge{
+		Line: line, Source: "aws-cur", ProviderName: "AWS", ServiceName: "EC2", ChargeCategory: "Usage",
+		ChargePeriodStart: start, ChargePeriodEnd: start.Add(time.Hour),
+		BilledCost: decimal.RequireFromString(cost), EffectiveCost: decimal.RequireFromString(cost),
+		BillingCurrency: "USD", BillingAccountID: "111", BillingPeriodStart: time.Date(start.Year(), start.Month(), 1, 0, 0, 0, 0, time.UTC),
+	}
+	for _, m := range mods {
+		m(&c)
+	}
+	return c
+}
+
+func importRows(t *testing.T, st *store.Store, org store.Org, dedupe store.Dedupe, rows ...store.Charge) store.WriteResult {
+	t.Helper()
+	ctx := context.Background()
+	imp, err := st.CreateImport(ctx, store.NewImport{OrgID: org.ID, FileName: "f.csv", SHA256: []byte(t.Name() + time.Now().String()), Via: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res store.WriteResult
+	err = st.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		res, err = tx.WriteCharges(ctx, org.ID, imp.ID, time.UTC, dedupe, &sliceSource{rows: rows})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// totals returns the billed sums of charges and of daily_spend, which must
+// always agree.
+func totals(t *testing.T, st *store.Store, orgID int64) (charges, rollup decimal.Decimal) {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.Pool().QueryRow(ctx, `SELECT coalesce(sum(billed_cost), 0) FROM charges WHERE org_id = $1`, orgID).Scan(&charges); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Pool().QueryRow(ctx, `SELECT coalesce(sum(billed), 0) FROM daily_spend WHERE org_id = $1`, orgID).Scan(&rollup); err != nil {
+		t.Fatal(err)
+	}
+	return charges, rollup
+}
+
+func wantTotals(t *testing.T, st *store.Store, orgID int64, want string) {
+	t.Helper()
+	c, r := totals(t, st, orgID)
+	if !c.Equal(decimal.RequireFromString(want)) || !r.Equal(c) {
+		t.Fatalf("charges total %s, rollup total %s, want %s", c, r, want)
+	}
+}
+
+func TestWriteChargesRestatedPeriodIsReplaced(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	res := importRows(t, st, org, store.DedupeNone,
+		charge(2, "2026-11-01 00:00", "10.10"), charge(3, "2026-11-02 00:00", "5.05"))
+	if res.Rows != 2 || res.ReplacedRows != 0 {
+		t.Fatalf("first import = %+v", res)
+	}
+	wantTotals(t, st, org.ID, "15.15")
+	// The restated November export replaces November, keeps October.
+	importRows(t, st, org, store.DedupeNone, charge(2, "2026-10-31 00:00", "1"))
+	res = importRows(t, st, org, store.DedupeNone,
+		charge(2, "2026-11-01 00:00", "10.10"), charge(3, "2026-11-02 00:00", "5.05"), charge(4, "2026-11-03 00:00", "2.5"))
+	if res.Rows != 3 || res.ReplacedRows != 2 {
+		t.Fatalf("restated import = %+v, want 3 rows replacing 2", res)
+	}
+	wantTotals(t, st, org.ID, "18.65")
+	// Another billing account's period is its own.
+	importRows(t, st, org, store.DedupeNone, charge(2, "2026-11-01 00:00", "100", func(c *store.Charge) { c.BillingAccountID = "222" }))
+	wantTotals(t, st, org.ID, "118.65")
+}
+
+func TestWriteChargesEventsSkipKnownKeys(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	key := func(k string) func(*store.Charge) {
+		return func(c *store.Charge) { c.Source, c.DedupeKey, c.BillingPeriodStart = "litellm-spend", k, time.Time{} }
+	}
+	importRows(t, st, org, store.DedupeSkip, charge(2, "2026-11-01 10:00", "0.5", key("a")), charge(3, "2026-11-01 11:00", "0.25", key("b")))
+	res := importRows(t, st, org, store.DedupeSkip,
+		charge(2, "2026-11-01 11:00", "0.25", key("b")), charge(3, "2026-11-01 12:00", "1", key("c")), charge(4, "2026-11-01 12:00", "1", key("c")))
+	if res.Rows != 1 || res.SkippedRows != 2 {
+		t.Fatalf("overlapping log = %+v, want 1 new row and 2 skipped", res)
+	}
+	wantTotals(t, st, org.ID, "1.75")
+}
+
+func TestWriteChargesBucketsReplaceKnownKeys(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	key := func(k string) func(*store.Charge) {
+		return func(c *store.Charge) { c.Source, c.DedupeKey, c.BillingPeriodStart = "openai-usage", k, time.Time{} }
+	}
+	importRows(t, st, org, store.DedupeReplace, charge(2, "2026-11-01 00:00", "3", key("d1|p|m")), charge(3, "2026-11-02 00:00", "4", key("d2|p|m")))
+	// A later export restates day 2 and adds day 3.
+	res := importRows(t, st, org, store.DedupeReplace, charge(2, "2026-11-02 00:00", "4.5", key("d2|p|m")), charge(3, "2026-11-03 00:00", "1", key("d3|p|m")))
+	if res.Rows != 2 || res.ReplacedRows != 1 {
+		t.Fatalf("restated buckets = %+v, want 2 rows replacing 1", res)
+	}
+	wantTotals(t, st, org.ID, "8.5")
+}
+
+func TestRebuildDailySpendInOrgTimeZone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	importRows(t, st, org, store.DedupeNone, charge(2, "2026-11-02 03:00", "7"))
+	tokyo, _ := time.LoadLocation("America/Los_Angeles")
+	if err := st.RebuildDailySpend(ctx, org.ID, tokyo); err != nil {
+		t.Fatal(err)
+	}
+	var day time.Time
+	if err := st.Pool().QueryRow(ctx, `SELECT day FROM daily_spend WHERE org_id = $1`, org.ID).Scan(&day); err != nil {
+		t.Fatal(err)
+	}
+	// 03:00 UTC on the 2nd is the evening of the 1st in Los Angeles.
+	if got := day.Format("2006-01-02"); got != "2026-11-01" {
+		t.Fatalf("day = %s, want 2026-11-01", got)
+	}
+	wantTotals(t, st, org.ID, "7")
+}
