@@ -24,6 +24,10 @@ var (
 	cacheWrite1h = decimal.NewFromInt(2)
 )
 
+// Both OpenAI's Batch API and Anthropic's Message Batches bill half the
+// standard token price.
+var batchDiscount = decimal.New(5, -1)
+
 // llmRow sets the fields every LLM row shares.
 func llmRow(row *Row, provider string, start, end time.Time) {
 	row.ProviderName = provider
@@ -152,6 +156,9 @@ func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 	cost, err := price(c, p.opts.Pricer, p.model, row.Model, uncached, row.CachedTokens, row.OutputTokens)
 	if err != nil {
 		return err
+	}
+	if strings.EqualFold(c.t(p.batch), "true") {
+		cost = cost.Mul(batchDiscount)
 	}
 	setCost(row, cost)
 	row.PricedByUs = true
@@ -291,6 +298,9 @@ func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
 			return err
 		}
 		cost = cost.Add(base.Mul(w.mult))
+	}
+	if strings.EqualFold(c.t(p.tier), "batch") {
+		cost = cost.Mul(batchDiscount)
 	}
 	if searches > 0 {
 		cost = cost.Add(anthropicWebSearchUSD.Mul(decimal.NewFromInt(searches)))
