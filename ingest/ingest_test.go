@@ -232,13 +232,13 @@ func TestGzipGivesSameRows(t *testing.T) {
 func TestDetectsEverySample(t *testing.T) {
 	t.Parallel()
 	want := map[string]Source{
-		"test_cur.csv":               SourceAWSCUR,
-		"2022-07-01-alt-columns.csv": SourceAWSCUR2,
-		"azure_camelCased.csv":       SourceAzureCost,
-		"azure_version_2.csv":        SourceAzureCost,
-		"camel_azure_version_2.csv":  SourceAzureCost,
-		"costreport_a243c6f2-199f-4074-9a2c-40e671cf1584.csv":               SourceAzureCost,
-		"focus_sample_1.0.csv":                                              SourceFOCUS,
+		"test_cur.csv":                                        SourceAWSCUR,
+		"2022-07-01-alt-columns.csv":                          SourceAWSCUR2,
+		"azure_camelCased.csv":                                SourceAzureCost,
+		"azure_version_2.csv":                                 SourceAzureCost,
+		"camel_azure_version_2.csv":                           SourceAzureCost,
+		"costreport_a243c6f2-199f-4074-9a2c-40e671cf1584.csv": SourceAzureCost,
+		"focus_sample_1.0.csv":                                SourceFOCUS,
 		"202011_30c31bca571d9b7f3b2c8459dd8bc34a_2020-11-08_2020-11-11.csv": SourceGCPBilling,
 		"completions_usage_2025-10-27_2025-10-29.csv":                       SourceOpenAIUsage,
 		"openai_costs_2025-10.csv":                                          SourceOpenAICosts,
