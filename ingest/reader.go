@@ -30,11 +30,8 @@ type detector struct {
 	build  func(h *header, o *Options) (parser, error)
 }
 
-// detectors are tried in order; more specific signatures come first.
+// detectors are tried in order; signatures do not overlap on real exports.
 var detectors = []detector{
-	{SourceFOCUS, "BilledCost + ChargePeriodStart", func(h *header) bool {
-		return h.has("BilledCost") && h.has("ChargePeriodStart")
-	}, newFOCUS},
 	{SourceAWSCUR, "lineItem/UnblendedCost", func(h *header) bool {
 		return h.has("lineItem/UnblendedCost")
 	}, newAWSCUR},
@@ -47,6 +44,9 @@ var detectors = []detector{
 	{SourceAzureCost, "CostInBillingCurrency, PreTaxCost or Cost + MeterCategory", func(h *header) bool {
 		return h.has("CostInBillingCurrency", "PreTaxCost") || (h.has("Cost") && h.has("MeterCategory", "MeterName"))
 	}, newAzure},
+	{SourceFOCUS, "BilledCost + ChargePeriodStart", func(h *header) bool {
+		return h.has("BilledCost") && h.has("ChargePeriodStart")
+	}, newFOCUS},
 	{SourceOpenAIUsage, "num_model_requests or start_time + input_tokens + output_tokens", func(h *header) bool {
 		return h.has("num_model_requests") || (h.has("start_time") && h.has("input_tokens") && h.has("output_tokens"))
 	}, newOpenAIUsage},
