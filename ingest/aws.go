@@ -213,11 +213,14 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
 		return err
 	}
-	if c.t(p.publicOnDemand) != "" {
+	switch list := c.t(p.publicOnDemand); {
+	case list == c.t(p.unblended):
+		row.ListCost = row.BilledCost // the common on-demand case: no second decimal
+	case list != "":
 		if row.ListCost, err = c.dec(p.publicOnDemand); err != nil {
 			return err
 		}
-	} else if row.ChargeCategory == ChargeUsage {
+	case row.ChargeCategory == ChargeUsage:
 		row.ListCost = row.BilledCost
 	}
 	row.BillingCurrency = strings.ToUpper(c.t(p.currency))

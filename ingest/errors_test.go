@@ -87,7 +87,7 @@ func TestErrors(t *testing.T) {
 		{name: "RecordTooLarge", in: append([]byte("a,b\n\"x"), bytes.Repeat([]byte("y"), 1<<20)...),
 			opts: Options{FileName: "big.csv", Source: SourceAWSCUR, MaxRecordBytes: 64 << 10}, is: ErrMissingColumn},
 		{name: "RunawayQuote", in: append(append([]byte(strings.SplitN(string(curBytes), "\n", 2)[0]+"\n"), []byte("\"x")...), bytes.Repeat([]byte("y\n"), 1<<19)...),
-			opts: Options{FileName: "big.csv", MaxRecordBytes: 64 << 10}, is: ErrRecordTooLarge},
+			opts: Options{FileName: "big.csv", MaxRecordBytes: 128 << 10}, is: ErrRecordTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -166,6 +166,7 @@ type Options struct {
 	// selects generic.
 	Mapping *Mapping
 	// MaxRecordBytes bounds one CSV record (a runaway quoted field reads the
-	// rest of the file into memory otherwise). Default 8 MiB.
+	// rest of the file into memory otherwise). Default 8 MiB; the check is
+	// approximate (to the read buffer) and never below 128 KiB.
 	MaxRecordBytes int
 }

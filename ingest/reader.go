@@ -174,7 +174,8 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		}
 	}
 
-	br := bufio.NewReaderSize(r, 64<<10)
+	const bufSize = 64 << 10
+	br := bufio.NewReaderSize(r, bufSize)
 	magic, err := br.Peek(2)
 	if err != nil && len(magic) == 0 {
 		if err == io.EOF {
@@ -189,14 +190,15 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 			return nil, fileErr(file, gzipError(err), "")
 		}
 		src = &gzipReader{r: zr}
-		src = bufio.NewReaderSize(src, 64<<10)
 	}
-	bufd := src.(*bufio.Reader)
+	// The limit sits on the decompressed stream; encoding/csv reads the
+	// bufio.Reader above it directly (no second buffer of its own).
+	lim := &limitReader{r: src, limit: max(opts.MaxRecordBytes, 2*bufSize)}
+	bufd := bufio.NewReaderSize(lim, bufSize)
 	if err := stripBOM(bufd); err != nil {
 		return nil, fileErr(file, err, "")
 	}
-	lim := &limitReader{r: bufd, limit: opts.MaxRecordBytes}
-	cr := csv.NewReader(lim)
+	cr := csv.NewReader(bufd)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 

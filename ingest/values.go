@@ -292,32 +292,46 @@ func parseTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	s = strings.TrimSuffix(s, " UTC")
-	var layout string
+	zone := 0 // index into isoLayouts' zone variants
 	n := len(s)
 	switch {
 	case s[n-1] == 'Z':
-		layout = "Z07:00"
+		zone = 1
 	case n > 16 && s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-'):
-		layout = "Z07:00"
+		zone = 1
 	case n > 16 && (s[n-5] == '+' || s[n-5] == '-') && isDigits(s[n-4:]):
-		layout = "Z0700"
+		zone = 2
 	case n > 16 && (s[n-3] == '+' || s[n-3] == '-') && isDigits(s[n-2:]):
-		layout = "Z07"
+		zone = 3
 	}
-	base := "2006-01-02T15:04:05"
+	sep := 0
 	if s[10] == ' ' {
-		base = "2006-01-02 15:04:05"
+		sep = 1
 	}
-	t, err := time.Parse(base+layout, s)
+	t, err := time.Parse(isoLayouts[sep][zone], s)
 	if err != nil {
 		// Minutes only: "2024-09-18 22:00".
-		t, err = time.Parse(base[:16]+layout, s)
+		t, err = time.Parse(isoMinuteLayouts[sep][zone], s)
 		if err != nil {
 			return time.Time{}, false
 		}
 	}
 	return t.UTC(), true
 }
+
+// isoLayouts[separator][zone]: separator T or space; zone none, Z07:00,
+// Z0700, Z07. Constants, so parsing allocates nothing (and the T/Z07:00
+// layout is time.RFC3339, which time.Parse has a fast path for).
+var (
+	isoLayouts = [2][4]string{
+		{"2006-01-02T15:04:05", time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05Z07"},
+		{"2006-01-02 15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z0700", "2006-01-02 15:04:05Z07"},
+	}
+	isoMinuteLayouts = [2][4]string{
+		{"2006-01-02T15:04", "2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700", "2006-01-02T15:04Z07"},
+		{"2006-01-02 15:04", "2006-01-02 15:04Z07:00", "2006-01-02 15:04Z0700", "2006-01-02 15:04Z07"},
+	}
+)
 
 // parseSlashDate parses US-style M/D/Y dates (Azure EA/MCA exports, SaaS
 // FOCUS examples), optionally followed by a time.
