@@ -1,0 +1,359 @@
+package ingest
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// awsParser reads AWS Cost and Usage Reports: legacy CUR (aws-cur,
+// "lineItem/UnblendedCost") and CUR 2.0 / Athena snake_case (aws-cur2).
+type awsParser struct {
+	opts *Options
+	src  Source
+
+	lineItemType, start, end, interval, productCode, usageType, az, resourceID,
+	usageAmount, currency, unblended, publicOnDemand, productName, productFamily,
+	region, instanceType, usageAccount, payer, billStart, pricingUnit,
+	spEffective, riEffective, riUnusedAmort, riUnusedRecurring, riARN,
+	spTotalCommit, spUsedCommit int
+
+	tagCols    []tagCol // one column per activated tag
+	catCols    []tagCol // one column per cost category
+	tagMap     int      // CUR 2.0 map columns
+	catMap     int
+	productMap int
+
+	// per-file scratch, reused across rows
+	prodInstance, prodRegion string
+}
+
+type tagCol struct {
+	idx int
+	key string
+}
+
+func newAWSCUR(h *header, o *Options) (parser, error) {
+	p := &awsParser{opts: o, src: SourceAWSCUR, tagMap: -1, catMap: -1, productMap: -1}
+	p.lineItemType = h.col("lineItem/LineItemType")
+	p.start = h.col("lineItem/UsageStartDate")
+	p.end = h.col("lineItem/UsageEndDate")
+	p.interval = h.col("identity/TimeInterval")
+	p.productCode = h.col("lineItem/ProductCode")
+	p.usageType = h.col("lineItem/UsageType")
+	p.az = h.col("lineItem/AvailabilityZone")
+	p.resourceID = h.col("lineItem/ResourceId")
+	p.usageAmount = h.col("lineItem/UsageAmount")
+	p.currency = h.col("lineItem/CurrencyCode")
+	p.unblended = h.col("lineItem/UnblendedCost")
+	p.publicOnDemand = h.col("pricing/publicOnDemandCost")
+	p.productName = h.col("product/ProductName")
+	p.productFamily = h.col("product/productFamily")
+	p.region = h.col("product/region", "product/regionCode")
+	p.instanceType = h.col("product/instanceType")
+	p.usageAccount = h.col("lineItem/UsageAccountId")
+	p.payer = h.col("bill/PayerAccountId")
+	p.billStart = h.col("bill/BillingPeriodStartDate")
+	p.pricingUnit = h.col("pricing/unit")
+	p.spEffective = h.col("savingsPlan/SavingsPlanEffectiveCost")
+	p.riEffective = h.col("reservation/EffectiveCost")
+	p.riUnusedAmort = h.col("reservation/UnusedAmortizedUpfrontFeeForBillingPeriod")
+	p.riUnusedRecurring = h.col("reservation/UnusedRecurringFee")
+	p.riARN = h.col("reservation/ReservationARN")
+	p.spTotalCommit = h.col("savingsPlan/TotalCommitmentToDate")
+	p.spUsedCommit = h.col("savingsPlan/UsedCommitment")
+	for i, n := range h.names {
+		switch {
+		case strings.HasPrefix(n, "resourceTags/"):
+			k := strings.TrimPrefix(n, "resourceTags/")
+			k = strings.TrimPrefix(k, "user:")
+			p.tagCols = append(p.tagCols, tagCol{i, k})
+		case strings.HasPrefix(n, costCategoryPrefix):
+			p.catCols = append(p.catCols, tagCol{i, n})
+		}
+	}
+	return p, p.check(h, "lineItem/UnblendedCost", "lineItem/UsageStartDate")
+}
+
+func newAWSCUR2(h *header, o *Options) (parser, error) {
+	p := &awsParser{opts: o, src: SourceAWSCUR2}
+	p.lineItemType = h.col("line_item_line_item_type")
+	p.start = h.col("line_item_usage_start_date")
+	p.end = h.col("line_item_usage_end_date")
+	p.interval = h.col("identity_time_interval")
+	p.productCode = h.col("line_item_product_code")
+	p.usageType = h.col("line_item_usage_type")
+	p.az = h.col("line_item_availability_zone")
+	p.resourceID = h.col("line_item_resource_id")
+	p.usageAmount = h.col("line_item_usage_amount")
+	p.currency = h.col("line_item_currency_code")
+	p.unblended = h.col("line_item_unblended_cost")
+	p.publicOnDemand = h.col("pricing_public_on_demand_cost")
+	p.productName = h.col("product_product_name")
+	p.productFamily = h.col("product_product_family")
+	p.region = h.col("product_region_code", "product_region")
+	p.instanceType = h.col("product_instance_type")
+	p.usageAccount = h.col("line_item_usage_account_id")
+	p.payer = h.col("bill_payer_account_id")
+	p.billStart = h.col("bill_billing_period_start_date")
+	p.pricingUnit = h.col("pricing_unit")
+	p.spEffective = h.col("savings_plan_savings_plan_effective_cost")
+	p.riEffective = h.col("reservation_effective_cost")
+	p.riUnusedAmort = h.col("reservation_unused_amortized_upfront_fee_for_billing_period")
+	p.riUnusedRecurring = h.col("reservation_unused_recurring_fee")
+	p.riARN = h.col("reservation_reservation_a_r_n")
+	p.spTotalCommit = h.col("savings_plan_total_commitment_to_date")
+	p.spUsedCommit = h.col("savings_plan_used_commitment")
+	p.tagMap = h.col("resource_tags")
+	p.catMap = h.col("cost_category")
+	p.productMap = h.col("product")
+	for i, n := range h.names {
+		ln := strings.ToLower(n)
+		switch {
+		case strings.HasPrefix(ln, "resource_tags_"):
+			p.tagCols = append(p.tagCols, tagCol{i, cur2TagKey(n[len("resource_tags_"):])})
+		case strings.HasPrefix(ln, "cost_category_"):
+			p.catCols = append(p.catCols, tagCol{i, costCategoryPrefix + n[len("cost_category_"):]})
+		}
+	}
+	return p, p.check(h, "line_item_unblended_cost", "line_item_usage_start_date")
+}
+
+// cur2TagKey maps CUR 2.0 tag keys ("user_team", "aws_created_by") to the
+// key the user chose ("team"); AWS-generated tags keep their prefix.
+func cur2TagKey(k string) string {
+	if rest, ok := strings.CutPrefix(k, "user_"); ok {
+		return rest
+	}
+	return k
+}
+
+func (p *awsParser) check(h *header, cost, start string) error {
+	if p.unblended < 0 {
+		return &ParseError{Err: ErrMissingColumn, Msg: cost + " (needed by " + string(p.src) + ")"}
+	}
+	if p.start < 0 && p.interval < 0 {
+		return &ParseError{Err: ErrMissingColumn, Msg: start + " (needed by " + string(p.src) + ")"}
+	}
+	return nil
+}
+
+// awsCategories maps LineItemType to FOCUS ChargeCategory.
+var awsCategories = map[string]ChargeCategory{
+	"Usage": ChargeUsage, "DiscountedUsage": ChargeUsage, "SavingsPlanCoveredUsage": ChargeUsage,
+	"SavingsPlanNegation": ChargeUsage, "Fee": ChargePurchase, "RIFee": ChargePurchase,
+	"SavingsPlanRecurringFee": ChargePurchase, "SavingsPlanUpfrontFee": ChargePurchase,
+	"Tax": ChargeTax, "Credit": ChargeCredit, "Refund": ChargeCredit, "EdpDiscount": ChargeCredit,
+	"BundledDiscount": ChargeCredit, "PrivateRateDiscount": ChargeCredit, "Discount": ChargeCredit,
+	"DistributorDiscount": ChargeCredit,
+}
+
+// awsServiceCategories maps common product codes to FOCUS ServiceCategory.
+var awsServiceCategories = map[string]string{
+	"AmazonEC2": "Compute", "AWSLambda": "Compute", "AmazonECS": "Compute", "AmazonEKS": "Compute",
+	"AmazonS3": "Storage", "AmazonEFS": "Storage", "AmazonFSx": "Storage", "AmazonGlacier": "Storage",
+	"AmazonRDS": "Databases", "AmazonDynamoDB": "Databases", "AmazonRedshift": "Analytics",
+	"AmazonAthena": "Analytics", "AmazonSageMaker": "AI and Machine Learning", "AmazonBedrock": "AI and Machine Learning",
+	"AWSDataTransfer": "Networking", "AmazonCloudFront": "Networking", "AmazonVPC": "Networking",
+	"AmazonCloudWatch": "Management and Governance", "AWSCloudTrail": "Management and Governance",
+	"AmazonSQS": "Integration", "AmazonSNS": "Integration",
+}
+
+// awsRegionPrefixes maps usage-type prefixes to region codes.
+var awsRegionPrefixes = map[string]string{
+	"USE1": "us-east-1", "USE2": "us-east-2", "USW1": "us-west-1", "USW2": "us-west-2",
+	"EUW1": "eu-west-1", "EUW2": "eu-west-2", "EUW3": "eu-west-3", "EUC1": "eu-central-1",
+	"EUN1": "eu-north-1", "APN1": "ap-northeast-1", "APN2": "ap-northeast-2", "APS1": "ap-southeast-1",
+	"APS2": "ap-southeast-2", "APS3": "ap-south-1", "CAN1": "ca-central-1", "SAE1": "sa-east-1",
+}
+
+func (p *awsParser) parse(c *rowCtx, row *Row) error {
+	var err error
+	row.ProviderName = "AWS"
+	lit := c.t(p.lineItemType)
+	row.ChargeCategory = ChargeUsage
+	if lit != "" {
+		cat, ok := awsCategories[lit]
+		if !ok {
+			cat = ChargeAdjustment
+		}
+		row.ChargeCategory = cat
+	}
+
+	// Period: lineItem dates, falling back to identity/TimeInterval.
+	if c.t(p.start) != "" || p.interval < 0 {
+		if row.ChargePeriodStart, err = c.time(p.start); err != nil {
+			return err
+		}
+		if row.ChargePeriodEnd, err = c.timeOpt(p.end); err != nil {
+			return err
+		}
+	} else {
+		a, b, ok := strings.Cut(c.t(p.interval), "/")
+		var okA, okB bool
+		row.ChargePeriodStart, okA = parseTime(a)
+		row.ChargePeriodEnd, okB = parseTime(b)
+		if !ok || !okA || !okB {
+			return c.errAt(p.interval, ErrNotDate, "expected start/end")
+		}
+	}
+	if row.ChargePeriodEnd.IsZero() {
+		row.ChargePeriodEnd = row.ChargePeriodStart
+	}
+	if row.BillingPeriodStart, err = c.timeOpt(p.billStart); err != nil {
+		return err
+	}
+	if row.BillingPeriodStart.IsZero() {
+		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
+	}
+
+	if row.BilledCost, err = c.dec(p.unblended); err != nil {
+		return err
+	}
+	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
+		return err
+	}
+	switch list := c.t(p.publicOnDemand); {
+	case list == c.t(p.unblended):
+		row.ListCost = row.BilledCost // the common on-demand case: no second decimal
+	case list != "":
+		if row.ListCost, err = c.dec(p.publicOnDemand); err != nil {
+			return err
+		}
+	case row.ChargeCategory == ChargeUsage:
+		row.ListCost = row.BilledCost
+	}
+	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {
+		return err
+	}
+	row.ConsumedUnit = c.t(p.pricingUnit)
+
+	code := c.t(p.productCode)
+	row.ServiceName = c.t(p.productName)
+	if row.ServiceName == "" {
+		row.ServiceName = code
+	}
+	row.ServiceCategory = awsServiceCategories[code]
+	if c.t(p.productFamily) == "Data Transfer" {
+		row.ServiceCategory = "Networking"
+	}
+	if row.ServiceCategory == "" {
+		row.ServiceCategory = "Other"
+	}
+	row.SKU = c.t(p.usageType)
+	row.ResourceID = c.t(p.resourceID)
+	row.SubAccountID = c.t(p.usageAccount)
+	row.BillingAccountID = c.t(p.payer)
+	if row.BillingAccountID == "" {
+		row.BillingAccountID = row.SubAccountID
+	}
+
+	// Tags: explicit columns, then CUR 2.0 map columns.
+	for _, tc := range p.tagCols {
+		c.tag(tc.key, c.t(tc.idx))
+	}
+	for _, tc := range p.catCols {
+		c.tag(tc.key, c.t(tc.idx))
+	}
+	if p.tagMap >= 0 {
+		if err := parseTagMap(c.s(p.tagMap), func(k, v string) { c.tag(cur2TagKey(k), v) }); err != nil {
+			return c.errAt(p.tagMap, ErrSyntax, "expected a map such as {\"user_team\":\"ml\"}")
+		}
+	}
+	if p.catMap >= 0 {
+		if err := parseTagMap(c.s(p.catMap), func(k, v string) { c.tag(costCategoryPrefix+k, v) }); err != nil {
+			return c.errAt(p.catMap, ErrSyntax, "expected a map such as {\"team\":\"ml\"}")
+		}
+	}
+
+	instance := c.t(p.instanceType)
+	row.RegionID = c.t(p.region)
+	if p.productMap >= 0 && (instance == "" || row.RegionID == "") {
+		p.prodInstance, p.prodRegion = "", ""
+		_ = parseTagMap(c.s(p.productMap), func(k, v string) {
+			switch k {
+			case "instance_type", "instanceType":
+				p.prodInstance = v
+			case "region", "region_code", "regionCode":
+				p.prodRegion = v
+			}
+		})
+		if instance == "" {
+			instance = p.prodInstance
+		}
+		if row.RegionID == "" {
+			row.RegionID = p.prodRegion
+		}
+	}
+	if row.RegionID == "" {
+		row.RegionID = awsRegion(c.t(p.az), row.SKU)
+	}
+
+	// GPUs: instance type from the product columns or the usage type.
+	utInstance, compute := awsInstanceFromUsageType(row.SKU)
+	if instance == "" {
+		instance = utInstance
+	}
+	isHours := row.ChargeCategory == ChargeUsage && lit != "SavingsPlanNegation" &&
+		(compute || strings.HasPrefix(row.ConsumedUnit, "Hr") || strings.HasPrefix(row.ConsumedUnit, "Hour"))
+	setGPU(row, p.opts.GPUs, "aws", instance, row.ConsumedQuantity, isHours)
+	return nil
+}
+
+// effective implements the usual CUR amortisation formula (FORMATS.md §2).
+func (p *awsParser) effective(c *rowCtx, lit string, billed decimal.Decimal) (decimal.Decimal, error) {
+	switch lit {
+	case "SavingsPlanCoveredUsage":
+		return c.decOr(p.spEffective, billed)
+	case "DiscountedUsage":
+		return c.decOr(p.riEffective, billed)
+	case "SavingsPlanNegation", "SavingsPlanUpfrontFee":
+		return decimal.Zero, nil
+	case "SavingsPlanRecurringFee":
+		if p.spTotalCommit < 0 || p.spUsedCommit < 0 {
+			return decimal.Zero, nil
+		}
+		total, err := c.dec(p.spTotalCommit)
+		if err != nil {
+			return total, err
+		}
+		used, err := c.dec(p.spUsedCommit)
+		if err != nil {
+			return used, err
+		}
+		return total.Sub(used), nil
+	case "RIFee":
+		a, err := c.dec(p.riUnusedAmort)
+		if err != nil {
+			return a, err
+		}
+		b, err := c.dec(p.riUnusedRecurring)
+		if err != nil {
+			return b, err
+		}
+		return a.Add(b), nil
+	case "Fee":
+		if c.t(p.riARN) != "" { // RI upfront fee: amortised into usage
+			return decimal.Zero, nil
+		}
+	}
+	return billed, nil
+}
+
+// awsRegion derives a region from an availability zone ("us-east-1a") or
+// the usage-type prefix ("USW2-BoxUsage:…").
+func awsRegion(az, usageType string) string {
+	if n := len(az); n > 1 && az[n-1] >= 'a' && az[n-1] <= 'z' && az[n-2] >= '0' && az[n-2] <= '9' {
+		return az[:n-1]
+	}
+	if pre, _, ok := strings.Cut(usageType, "-"); ok {
+		if r, ok := awsRegionPrefixes[pre]; ok {
+			return r
+		}
+	}
+	return ""
+}

@@ -1,0 +1,149 @@
+package ingest
+
+import (
+	"strings"
+)
+
+// azureParser reads Azure Cost Management cost details: legacy usage
+// details (PreTaxCost, UsageDateTime), EA (old Cost/BillingCurrency and 2024
+// CostInBillingCurrency/BillingCurrencyCode) and MCA camelCase, both Actual
+// and Amortized. Column names are matched case-insensitively.
+type azureParser struct {
+	opts *Options
+	cost, payg, currency, date, subscription, billingAccount, billingStart,
+	servicePeriodStart, meterCategory, meterName, resourceID,
+	location, chargeType, quantity, unit, tags, additionalInfo, productName int
+
+	serviceType string // per-row scratch
+}
+
+func newAzure(h *header, o *Options) (parser, error) {
+	p := &azureParser{opts: o}
+	p.cost = h.col("CostInBillingCurrency", "PreTaxCost", "Cost")
+	p.payg = h.col("paygCostInBillingCurrency")
+	p.currency = h.col("BillingCurrencyCode", "BillingCurrency", "Currency")
+	p.date = h.col("Date", "UsageDateTime")
+	p.subscription = h.col("SubscriptionId", "SubscriptionGuid")
+	p.billingAccount = h.col("BillingAccountId")
+	p.billingStart = h.col("BillingPeriodStartDate")
+	p.servicePeriodStart = h.col("servicePeriodStartDate")
+	p.meterCategory = h.col("MeterCategory")
+	p.meterName = h.col("MeterName")
+	p.resourceID = h.col("ResourceId", "InstanceId", "InstanceName")
+	p.location = h.col("ResourceLocation", "Location", "MeterRegion")
+	p.chargeType = h.col("ChargeType")
+	p.quantity = h.col("Quantity", "UsageQuantity")
+	p.unit = h.col("UnitOfMeasure")
+	p.tags = h.col("Tags")
+	p.additionalInfo = h.col("AdditionalInfo")
+	p.productName = h.col("ProductName", "Product")
+	if p.cost < 0 {
+		return nil, &ParseError{Err: ErrMissingColumn, Msg: "CostInBillingCurrency, PreTaxCost or Cost (needed by azure-cost)"}
+	}
+	if p.date < 0 {
+		return nil, &ParseError{Err: ErrMissingColumn, Msg: "Date or UsageDateTime (needed by azure-cost)"}
+	}
+	return p, nil
+}
+
+var azureChargeTypes = map[string]ChargeCategory{
+	"usage": ChargeUsage, "purchase": ChargePurchase, "tax": ChargeTax, "refund": ChargeCredit,
+	"roundingadjustment": ChargeAdjustment, "unusedreservation": ChargeUsage, "unusedsavingsplan": ChargeUsage,
+	"credit": ChargeCredit,
+}
+
+var azureServiceCategories = map[string]string{
+	"virtual machines": "Compute", "virtual machines licenses": "Compute", "container instances": "Compute",
+	"azure app service": "Compute", "functions": "Compute", "storage": "Storage", "bandwidth": "Networking",
+	"virtual network": "Networking", "load balancer": "Networking", "networking": "Networking",
+	"sql database": "Databases", "azure cosmos db": "Databases", "azure database for postgresql": "Databases",
+	"cognitive services": "AI and Machine Learning", "azure openai": "AI and Machine Learning",
+	"machine learning": "AI and Machine Learning", "log analytics": "Management and Governance",
+	"azure monitor": "Management and Governance",
+}
+
+func (p *azureParser) parse(c *rowCtx, row *Row) error {
+	var err error
+	row.ProviderName = "Microsoft"
+	if row.ChargePeriodStart, err = c.time(p.date); err != nil {
+		return err
+	}
+	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
+	if row.BilledCost, err = c.dec(p.cost); err != nil {
+		return err
+	}
+	// Actual and Amortized exports share columns; the cost column holds the
+	// basis of the file, so effective = billed.
+	row.EffectiveCost = row.BilledCost
+	if row.ListCost, err = c.decOr(p.payg, row.BilledCost); err != nil {
+		return err
+	}
+	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	row.ChargeCategory = ChargeUsage
+	if ct := c.t(p.chargeType); ct != "" {
+		if cat, ok := azureChargeTypes[strings.ToLower(ct)]; ok {
+			row.ChargeCategory = cat
+		} else {
+			row.ChargeCategory = ChargeAdjustment
+		}
+	}
+
+	category := c.t(p.meterCategory)
+	row.ServiceName = category
+	if row.ServiceName == "" {
+		row.ServiceName = c.t(p.productName)
+	}
+	row.ServiceCategory = azureServiceCategories[strings.ToLower(category)]
+	if row.ServiceCategory == "" {
+		row.ServiceCategory = "Other"
+	}
+	row.SKU = c.t(p.meterName)
+	row.ResourceID = c.t(p.resourceID)
+	row.RegionID = c.t(p.location)
+	row.SubAccountID = c.t(p.subscription)
+	row.BillingAccountID = c.t(p.billingAccount)
+	if row.BillingAccountID == "" {
+		row.BillingAccountID = row.SubAccountID
+	}
+	if row.BillingPeriodStart, err = c.timeOpt(p.billingStart); err != nil {
+		return err
+	}
+	if row.BillingPeriodStart.IsZero() {
+		if row.BillingPeriodStart, err = c.timeOpt(p.servicePeriodStart); err != nil {
+			return err
+		}
+	}
+	if row.BillingPeriodStart.IsZero() {
+		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
+	}
+	if row.ConsumedQuantity, err = c.dec(p.quantity); err != nil {
+		return err
+	}
+	row.ConsumedUnit = c.t(p.unit)
+
+	if err := parseTagMap(c.s(p.tags), c.tag); err != nil {
+		return c.errAt(p.tags, ErrSyntax, `expected tags like "env": "prod", "team": "ml" or {"team":"ml"}`)
+	}
+
+	// GPUs: VM size from AdditionalInfo.ServiceType, else from the meter name.
+	if p.opts.GPUs != nil && strings.EqualFold(category, "Virtual Machines") {
+		p.serviceType = ""
+		if info := c.t(p.additionalInfo); info != "" {
+			_ = parseTagMap(info, func(k, v string) {
+				if k == "ServiceType" {
+					p.serviceType = v
+				}
+			})
+		}
+		size := p.serviceType
+		if size == "" {
+			size = azureVMSize(row.SKU)
+		}
+		isHours := row.ChargeCategory == ChargeUsage && strings.Contains(strings.ToLower(row.ConsumedUnit), "hour")
+		setGPU(row, p.opts.GPUs, "azure", size, row.ConsumedQuantity, isHours)
+	}
+	return nil
+}

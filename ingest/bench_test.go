@@ -1,0 +1,47 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/burnrate/burnrate/ingest/curgen"
+)
+
+// BenchmarkParseAWSCUR parses a generated 130-column legacy CUR held in
+// memory and reports rows/s; allocs/op are per file, see allocs/row.
+func BenchmarkParseAWSCUR(b *testing.B) {
+	const rows = 100_000
+	var buf bytes.Buffer
+	if err := curgen.Generate(&buf, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rd, err := Open(bytes.NewReader(data), Options{FileName: "gen.csv", GPUs: testGPUs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var row Row
+		n := 0
+		for {
+			err := rd.Next(&row)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != rows {
+			b.Fatalf("%d rows", n)
+		}
+	}
+	b.StopTimer()
+	perOp := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(rows/perOp, "rows/s")
+}

@@ -1,0 +1,42 @@
+// Package ingest turns cloud billing exports and LLM usage logs (CSV,
+// optionally gzip-compressed, with or without a UTF-8 BOM) into normalised
+// charge rows shaped after FinOps FOCUS (DESIGN §3, §4).
+//
+// It is a pure streaming parser: it never touches the database. Open sniffs
+// gzip and the BOM, reads the header, detects the source (or takes the one
+// forced in Options) and returns a Reader whose Next fills one Row at a time,
+// reusing the CSV record buffer and the tags map, so memory stays flat
+// whatever the file size. Columns are always found by header name
+// (case-insensitively); records shorter than the header read as empty
+// trailing cells and extra cells are ignored (the koku CUR fixture has one
+// header field more than its rows).
+//
+// # Sources and how they are detected
+//
+//	aws-cur              lineItem/UnblendedCost           billed = UnblendedCost; effective per LineItemType (FORMATS §2)
+//	aws-cur2             line_item_unblended_cost         CUR 2.0 / Athena; resource_tags map or resource_tags_* columns
+//	gcp-billing          cost + usage_start_time + service.description   billed = cost + Σ credits.amount
+//	azure-cost           CostInBillingCurrency | PreTaxCost | Cost + MeterCategory
+//	focus                BilledCost + ChargePeriodStart   effective falls back to billed when missing or 0
+//	openai-usage         num_model_requests | start_time + input_tokens + output_tokens   priced, PricedByUs
+//	openai-costs         line_item + amount_value
+//	anthropic-usage      uncached_input_tokens            priced, PricedByUs
+//	anthropic-cost       amount + cost_type               amount is in cents
+//	litellm-spend        request_id + spend               DedupeKey = request_id
+//	litellm-daily        date + spend + api_requests
+//	openrouter-activity  generation_id + cost_total       DedupeKey = generation_id
+//	generic              never detected: Options.Mapping
+//
+// # Errors
+//
+// Bad input fails loudly with a *ParseError naming the file, line, column and
+// value, e.g.
+//
+//	test_cur.csv: line 1042, column lineItem/UnblendedCost: "12,5" is not a number
+//
+// Usage rows that carry no cost (OpenAI and Anthropic usage reports) are
+// priced through Options.Pricer and flagged PricedByUs. A model the price
+// table does not know fails the import (ErrNoPrice, naming the line and the
+// model) rather than silently counting zero: a dashboard that under-reports
+// spend is worse than an upload that asks for a price override.
+package ingest

@@ -1,0 +1,183 @@
+package ingest
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// focusParser reads FinOps FOCUS 1.0–1.2 files as exported by AWS, Azure,
+// GCP and the FinOps sample data: NULL strings, space-separated dates and
+// mixed-case enum values are tolerated.
+type focusParser struct {
+	opts *Options
+	billed, effective, list, currency, start, end, billStart, account, category,
+	provider, service, serviceCategory, skuMeter, skuID, resourceID, region,
+	subAccount, quantity, unit, tags, description int
+}
+
+func newFOCUS(h *header, o *Options) (parser, error) {
+	p := &focusParser{opts: o}
+	p.billed = h.col("BilledCost")
+	p.effective = h.col("EffectiveCost")
+	p.list = h.col("ListCost")
+	p.currency = h.col("BillingCurrency")
+	p.start = h.col("ChargePeriodStart")
+	p.end = h.col("ChargePeriodEnd")
+	p.billStart = h.col("BillingPeriodStart")
+	p.account = h.col("BillingAccountId")
+	p.category = h.col("ChargeCategory")
+	p.provider = h.col("ProviderName", "ServiceProviderName")
+	p.service = h.col("ServiceName")
+	p.serviceCategory = h.col("ServiceCategory")
+	p.skuMeter = h.col("SkuMeter")
+	p.skuID = h.col("SkuId")
+	p.resourceID = h.col("ResourceId")
+	p.region = h.col("RegionId")
+	p.subAccount = h.col("SubAccountId")
+	p.quantity = h.col("ConsumedQuantity")
+	p.unit = h.col("ConsumedUnit")
+	p.tags = h.col("Tags")
+	p.description = h.col("ChargeDescription")
+	return p, nil
+}
+
+var focusCategories = map[string]ChargeCategory{
+	"usage": ChargeUsage, "purchase": ChargePurchase, "tax": ChargeTax, "credit": ChargeCredit, "adjustment": ChargeAdjustment,
+}
+
+// n returns cell i with NULL mapped to "".
+func (p *focusParser) n(c *rowCtx, i int) string { return nullStr(c.t(i)) }
+
+func (p *focusParser) dec(c *rowCtx, i int) (decimal.Decimal, bool, error) {
+	if p.n(c, i) == "" {
+		return decimal.Zero, false, nil
+	}
+	d, err := c.dec(i)
+	return d, true, err
+}
+
+func (p *focusParser) parse(c *rowCtx, row *Row) error {
+	var err error
+	if p.n(c, p.start) == "" {
+		return c.errAt(p.start, ErrEmptyValue, "a date is required")
+	}
+	if row.ChargePeriodStart, err = c.time(p.start); err != nil {
+		return err
+	}
+	if p.n(c, p.end) != "" {
+		if row.ChargePeriodEnd, err = c.time(p.end); err != nil {
+			return err
+		}
+	}
+	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
+	if p.n(c, p.billStart) != "" {
+		if row.BillingPeriodStart, err = c.time(p.billStart); err != nil {
+			return err
+		}
+	} else {
+		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
+	}
+
+	if row.BilledCost, _, err = p.dec(c, p.billed); err != nil {
+		return err
+	}
+	eff, ok, err := p.dec(c, p.effective)
+	if err != nil {
+		return err
+	}
+	// Missing effective cost, or zero against a non-zero bill (seen on 604
+	// rows of the FinOps sample), falls back to billed.
+	if !ok || (eff.IsZero() && !row.BilledCost.IsZero()) {
+		eff = row.BilledCost
+	}
+	row.EffectiveCost = eff
+	list, ok, err := p.dec(c, p.list)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		list = row.BilledCost
+	}
+	row.ListCost = list
+	row.BillingCurrency = strings.ToUpper(p.n(c, p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	row.ChargeCategory = ChargeUsage
+	if cc := p.n(c, p.category); cc != "" {
+		cat, ok := focusCategories[strings.ToLower(cc)]
+		if !ok {
+			return c.errAt(p.category, ErrSyntax, "expected Usage, Purchase, Tax, Credit or Adjustment")
+		}
+		row.ChargeCategory = cat
+	}
+	row.ProviderName = p.n(c, p.provider)
+	row.ServiceName = p.n(c, p.service)
+	row.ServiceCategory = p.n(c, p.serviceCategory)
+	row.SKU = p.n(c, p.skuMeter)
+	if row.SKU == "" {
+		row.SKU = p.n(c, p.skuID)
+	}
+	row.ResourceID = p.n(c, p.resourceID)
+	row.RegionID = p.n(c, p.region)
+	row.SubAccountID = p.n(c, p.subAccount)
+	row.BillingAccountID = p.n(c, p.account)
+	if row.ConsumedQuantity, _, err = p.dec(c, p.quantity); err != nil {
+		return err
+	}
+	row.ConsumedUnit = p.n(c, p.unit)
+	if tags := p.n(c, p.tags); tags != "" {
+		if err := parseTagMap(tags, func(k, v string) {
+			k = strings.TrimSpace(k)
+			if v == "" {
+				v = "true" // FOCUS: valueless tags are true
+			}
+			c.tag(k, v)
+		}); err != nil {
+			return c.errAt(p.tags, ErrSyntax, `expected a JSON object like {"team": "ml"}`)
+		}
+	}
+
+	// GPUs: AWS rows name the instance type in the charge description
+	// ("$3.06 per On Demand Linux p3.2xlarge Instance Hour").
+	if p.opts.GPUs != nil && row.ChargeCategory == ChargeUsage {
+		prov := strings.ToLower(row.ProviderName)
+		var inst string
+		switch {
+		case strings.Contains(prov, "aws") || strings.Contains(prov, "amazon"):
+			prov = "aws"
+			if i, _ := awsInstanceFromUsageType(row.SKU); i != "" {
+				inst = i
+			} else {
+				inst = awsInstanceInText(p.n(c, p.description))
+			}
+		case strings.Contains(prov, "microsoft") || strings.Contains(prov, "azure"):
+			prov = "azure"
+			inst = azureVMSize(row.SKU)
+		case strings.Contains(prov, "google"):
+			if gpu, ok := gcpGPUFromSKU(p.n(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
+				row.GPUType, row.GPUHours = gpu, row.ConsumedQuantity
+				return nil
+			}
+		}
+		setGPU(row, p.opts.GPUs, prov, inst, row.ConsumedQuantity, isHourUnit(row.ConsumedUnit))
+	}
+	return nil
+}
+
+func isHourUnit(u string) bool {
+	u = strings.ToLower(u)
+	return strings.HasPrefix(u, "hr") || strings.Contains(u, "hour")
+}
+
+// awsInstanceInText finds an EC2 instance type ("p4d.24xlarge") in free text.
+func awsInstanceInText(s string) string {
+	for w := range strings.FieldsSeq(s) {
+		fam, size, ok := strings.Cut(w, ".")
+		if ok && fam != "" && len(fam) <= 8 && (strings.HasSuffix(size, "large") || size == "metal") {
+			return w
+		}
+	}
+	return ""
+}

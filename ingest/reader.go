@@ -1,0 +1,462 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// parser turns one record into a row. parse returns errSkip for records
+// that carry no charge (e.g. empty usage buckets).
+type parser interface {
+	parse(c *rowCtx, row *Row) error
+}
+
+var errSkip = errors.New("skip row")
+
+// detector recognises a source from its header.
+type detector struct {
+	source Source
+	needs  string // human description of the signature, for error messages
+	match  func(h *header) bool
+	build  func(h *header, o *Options) (parser, error)
+}
+
+// detectors are tried in order; signatures do not overlap on real exports.
+var detectors = []detector{
+	{SourceAWSCUR, "lineItem/UnblendedCost", func(h *header) bool {
+		return h.has("lineItem/UnblendedCost")
+	}, newAWSCUR},
+	{SourceAWSCUR2, "line_item_unblended_cost", func(h *header) bool {
+		return h.has("line_item_unblended_cost")
+	}, newAWSCUR2},
+	{SourceGCPBilling, "cost + service.description + usage_start_time", func(h *header) bool {
+		return h.has("cost") && h.has("usage_start_time") && h.has("service.description", "sku.description", "service.id")
+	}, newGCP},
+	{SourceAzureCost, "CostInBillingCurrency, PreTaxCost or Cost + MeterCategory", func(h *header) bool {
+		return h.has("CostInBillingCurrency", "PreTaxCost") || (h.has("Cost") && h.has("MeterCategory", "MeterName"))
+	}, newAzure},
+	{SourceFOCUS, "BilledCost + ChargePeriodStart", func(h *header) bool {
+		return h.has("BilledCost") && h.has("ChargePeriodStart")
+	}, newFOCUS},
+	{SourceOpenAIUsage, "num_model_requests or start_time + input_tokens + output_tokens", func(h *header) bool {
+		return h.has("num_model_requests") || (h.has("start_time") && h.has("input_tokens") && h.has("output_tokens"))
+	}, newOpenAIUsage},
+	{SourceOpenAICosts, "line_item + amount_value", func(h *header) bool {
+		return h.has("line_item") && h.has("amount_value", "amount.value", "amount")
+	}, newOpenAICosts},
+	{SourceAnthropicUsage, "uncached_input_tokens", func(h *header) bool {
+		return h.has("uncached_input_tokens")
+	}, newAnthropicUsage},
+	{SourceAnthropicCost, "amount + cost_type", func(h *header) bool {
+		return h.has("amount") && h.has("cost_type")
+	}, newAnthropicCost},
+	{SourceLiteLLMSpend, "request_id + spend", func(h *header) bool {
+		return h.has("request_id") && h.has("spend")
+	}, newLiteLLMSpend},
+	{SourceLiteLLMDaily, "date + spend + api_requests", func(h *header) bool {
+		return h.has("date") && h.has("spend") && h.has("api_requests")
+	}, newLiteLLMDaily},
+	{SourceOpenRouter, "generation_id + cost_total", func(h *header) bool {
+		return h.has("generation_id") && h.has("cost_total")
+	}, newOpenRouter},
+}
+
+// DetectSource returns the source whose signature the header matches.
+// It returns an error wrapping ErrUnknownFormat when none does.
+func DetectSource(headerFields []string) (Source, error) {
+	h := newHeader(headerFields)
+	if d := detect(h); d != nil {
+		return d.source, nil
+	}
+	return "", unknownFormat("", headerFields)
+}
+
+func detect(h *header) *detector {
+	for i := range detectors {
+		if detectors[i].match(h) {
+			return &detectors[i]
+		}
+	}
+	return nil
+}
+
+func unknownFormat(file string, hdr []string) error {
+	var b strings.Builder
+	if file != "" {
+		b.WriteString(file + ": ")
+	}
+	b.WriteString(ErrUnknownFormat.Error())
+	first := hdr[:min(len(hdr), 4)]
+	quoted := make([]string, len(first))
+	for i, f := range first {
+		quoted[i] = strconv.Quote(f)
+	}
+	fmt.Fprintf(&b, " (starts %s", strings.Join(quoted, ", "))
+	if len(hdr) > len(first) {
+		b.WriteString(", …")
+	}
+	b.WriteString("); tried ")
+	for i, d := range detectors {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", d.source, d.needs)
+	}
+	b.WriteString("; if you know the format, choose it with --source NAME, or map the columns with the generic source")
+	return &formatError{msg: b.String()}
+}
+
+type formatError struct{ msg string }
+
+func (e *formatError) Error() string { return e.msg }
+func (e *formatError) Unwrap() error { return ErrUnknownFormat }
+
+// Reader streams normalised rows from one file. It is not safe for
+// concurrent use.
+type Reader struct {
+	source Source
+	file   string
+	header []string
+	csv    *csv.Reader
+	lim    *limitReader
+	parser parser
+	ctx    rowCtx
+	tags   map[string]string
+	team   string
+	first  []string // first data record, read by Open
+	line   int
+	err    error // sticky
+}
+
+// Open reads the header of r (gzip-compressed or plain CSV, UTF-8 with or
+// without BOM), detects the source unless opts.Source or opts.Mapping
+// chooses one, and returns a Reader positioned at the first data row.
+//
+// It fails with ErrEmpty for a file with no header, ErrHeaderOnly for a
+// header without rows, ErrUnknownFormat when no source matches, ErrUnknownSource
+// for a bad opts.Source, ErrMissingColumn when the chosen source lacks a
+// required column, and ErrTruncatedGzip/ErrCorruptGzip for broken archives.
+func Open(r io.Reader, opts Options) (*Reader, error) {
+	file := opts.FileName
+	if opts.TeamTagKey == "" {
+		opts.TeamTagKey = defaultTeamTagKey
+	}
+	if opts.MaxRecordBytes <= 0 {
+		opts.MaxRecordBytes = 8 << 20
+	}
+
+	// Resolve a forced source before reading anything.
+	var forced *detector
+	switch {
+	case opts.Source == SourceGeneric || (opts.Source == "" && opts.Mapping != nil):
+		opts.Source = SourceGeneric
+	case opts.Source != "":
+		for i := range detectors {
+			if detectors[i].source == opts.Source {
+				forced = &detectors[i]
+			}
+		}
+		if forced == nil {
+			names := make([]string, 0, len(detectors)+1)
+			for _, s := range Sources() {
+				names = append(names, string(s))
+			}
+			return nil, fmt.Errorf("%w %q: choose one of %s", ErrUnknownSource, opts.Source, strings.Join(names, ", "))
+		}
+	}
+
+	const bufSize = 64 << 10
+	br := bufio.NewReaderSize(r, bufSize)
+	magic, err := br.Peek(2)
+	if err != nil && len(magic) == 0 {
+		if err == io.EOF {
+			return nil, fileErr(file, ErrEmpty, "0 bytes")
+		}
+		return nil, fileErr(file, err, "")
+	}
+	var src io.Reader = br
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fileErr(file, gzipError(err), "")
+		}
+		src = &gzipReader{r: zr}
+	}
+	// The limit sits on the decompressed stream; encoding/csv reads the
+	// bufio.Reader above it directly (no second buffer of its own).
+	lim := &limitReader{r: src, limit: max(opts.MaxRecordBytes, 2*bufSize)}
+	bufd := bufio.NewReaderSize(lim, bufSize)
+	if err := stripBOM(bufd); err != nil {
+		return nil, fileErr(file, err, "")
+	}
+	cr := csv.NewReader(bufd)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+
+	hdr, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, fileErr(file, ErrEmpty, "no header line")
+		}
+		return nil, csvError(file, err, 0)
+	}
+	hdr = slices.Clone(hdr) // the record buffer is reused
+	if len(hdr) == 1 && strings.TrimSpace(hdr[0]) == "" {
+		return nil, fileErr(file, ErrEmpty, "no header line")
+	}
+	for i := range hdr {
+		hdr[i] = strings.TrimSpace(hdr[i])
+	}
+	h := newHeader(hdr)
+
+	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim}
+	switch {
+	case opts.Source == SourceGeneric:
+		rd.source = SourceGeneric
+		rd.parser, err = newGeneric(h, &opts)
+	case forced != nil:
+		rd.source = forced.source
+		rd.parser, err = forced.build(h, &opts)
+	default:
+		d := detect(h)
+		if d == nil {
+			return nil, unknownFormat(file, hdr)
+		}
+		rd.source = d.source
+		rd.parser, err = d.build(h, &opts)
+	}
+	if err != nil {
+		return nil, prefixFile(file, err)
+	}
+
+	lim.reset()
+	first, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, fileErr(file, ErrHeaderOnly, "")
+		}
+		return nil, csvError(file, err, 2)
+	}
+	rd.first = first
+	rd.line, _ = cr.FieldPos(0)
+	rd.tags = make(map[string]string, 8)
+	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey}
+	rd.team = opts.TeamTagKey
+	return rd, nil
+}
+
+// Source returns the detected or forced source.
+func (r *Reader) Source() Source { return r.source }
+
+// Header returns the header fields (trimmed, BOM removed).
+func (r *Reader) Header() []string { return r.header }
+
+// Line returns the physical line number where the last record returned by
+// Next started (the header is line 1).
+func (r *Reader) Line() int { return r.line }
+
+// Next fills row with the next charge and returns nil, io.EOF after the last
+// one, or an error (a *ParseError for bad values or CSV syntax). After an
+// error other than io.EOF the Reader is unusable and keeps returning it.
+func (r *Reader) Next(row *Row) error {
+	if r.err != nil {
+		return r.err
+	}
+	for {
+		rec := r.first
+		if rec != nil {
+			r.first = nil
+		} else {
+			r.lim.reset()
+			var err error
+			rec, err = r.csv.Read()
+			if err != nil {
+				if err != io.EOF {
+					err = csvError(r.file, err, r.line+1)
+				}
+				r.err = err
+				return err
+			}
+			r.line, _ = r.csv.FieldPos(0)
+		}
+		if len(rec) == 1 && rec[0] == "" {
+			continue // a line of just whitespace-free nothing, e.g. "\r"
+		}
+		r.ctx.rec = rec
+		r.ctx.line = r.line
+		clear(r.tags)
+		*row = Row{Source: r.source}
+		err := r.parser.parse(&r.ctx, row)
+		if err == errSkip {
+			continue
+		}
+		if err != nil {
+			r.err = err
+			return err
+		}
+		r.finish(row)
+		return nil
+	}
+}
+
+// finish attaches the tags map and resolves the team.
+func (r *Reader) finish(row *Row) {
+	if len(r.tags) == 0 {
+		row.Tags = nil
+	} else {
+		row.Tags = r.tags
+	}
+	if row.Team != "" {
+		return
+	}
+	if v, ok := r.tags[r.team]; ok {
+		row.Team = v
+		return
+	}
+	for k, v := range r.tags {
+		if strings.EqualFold(k, r.team) && v != "" {
+			row.Team = v
+			return
+		}
+	}
+	// Cost categories (AWS) rank below resource tags.
+	for k, v := range r.tags {
+		if name, ok := strings.CutPrefix(k, costCategoryPrefix); ok && strings.EqualFold(name, r.team) && v != "" {
+			row.Team = v
+			return
+		}
+	}
+}
+
+const costCategoryPrefix = "costCategory/"
+
+func fileErr(file string, err error, detail string) error {
+	if file == "" && detail == "" {
+		return err
+	}
+	pe := &ParseError{File: file, Err: err, Msg: detail}
+	return pe
+}
+
+func prefixFile(file string, err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		if pe.File == "" {
+			pe.File = file
+		}
+		return pe
+	}
+	return &ParseError{File: file, Err: err, Msg: ""}
+}
+
+// csvError turns encoding/csv and decompression errors into *ParseError.
+func csvError(file string, err error, line int) error {
+	var ce *csv.ParseError
+	if errors.As(err, &ce) {
+		pe := &ParseError{File: file, Line: ce.Line, Char: ce.Column, Err: ErrSyntax}
+		switch {
+		case errors.Is(ce.Err, csv.ErrQuote):
+			if ce.StartLine != ce.Line {
+				pe.Msg = fmt.Sprintf("unbalanced quotes: the quoted field starting on line %d is not closed properly", ce.StartLine)
+			} else {
+				pe.Msg = `unbalanced quotes: a quoted field has a stray or missing " (write "" for a quote inside a quoted field)`
+			}
+		case errors.Is(ce.Err, csv.ErrBareQuote):
+			pe.Msg = `stray " in an unquoted field (quote the field and write "" for the quote)`
+		default:
+			pe.Msg = ce.Err.Error()
+		}
+		// A quoted field running to the end of the file is reported at EOF;
+		// point at where it starts instead.
+		if ce.StartLine != ce.Line && errors.Is(ce.Err, csv.ErrQuote) {
+			pe.Line = ce.StartLine
+			pe.Char = 0
+		}
+		return pe
+	}
+	var ge *gzipErr
+	if errors.As(err, &ge) {
+		return &ParseError{File: file, Line: line, Err: ge.kind, Msg: ge.detail()}
+	}
+	if errors.Is(err, ErrRecordTooLarge) {
+		return &ParseError{File: file, Line: line, Err: ErrRecordTooLarge,
+			Msg: "a single record is larger than the limit; probably an unbalanced quote starting here"}
+	}
+	return &ParseError{File: file, Line: line, Err: err}
+}
+
+// stripBOM drops a UTF-8 byte-order mark and rejects UTF-16.
+func stripBOM(br *bufio.Reader) error {
+	b, _ := br.Peek(3)
+	switch {
+	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
+		_, _ = br.Discard(3)
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+		return fmt.Errorf("%w: it is UTF-16; save it as UTF-8", ErrNotUTF8)
+	}
+	return nil
+}
+
+// gzipReader tags decompression errors so they can be told apart from CSV errors.
+type gzipReader struct{ r *gzip.Reader }
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = gzipError(err)
+	}
+	return n, err
+}
+
+type gzipErr struct {
+	kind  error
+	cause error
+}
+
+func (e *gzipErr) Error() string { return e.kind.Error() + ": " + e.cause.Error() }
+func (e *gzipErr) Unwrap() error { return e.kind }
+func (e *gzipErr) detail() string {
+	if e.kind == ErrTruncatedGzip {
+		return "the file ends early; upload it again or check the download"
+	}
+	return e.cause.Error()
+}
+
+func gzipError(err error) error {
+	var ce flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &gzipErr{kind: ErrTruncatedGzip, cause: err}
+	case errors.As(err, &ce), errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
+		return &gzipErr{kind: ErrCorruptGzip, cause: err}
+	}
+	return err
+}
+
+// limitReader fails once more than limit bytes are read since the last
+// reset, bounding the memory one CSV record can take.
+type limitReader struct {
+	r     io.Reader
+	n     int
+	limit int
+}
+
+func (l *limitReader) reset() { l.n = 0 }
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.n > l.limit {
+		return 0, ErrRecordTooLarge
+	}
+	n, err := l.r.Read(p)
+	l.n += n
+	return n, err
+}

@@ -1,0 +1,413 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// header resolves column names to indexes once per file.
+type header struct {
+	names []string
+	index map[string]int // lower-cased name -> first index
+}
+
+func newHeader(names []string) *header {
+	h := &header{names: names, index: make(map[string]int, len(names))}
+	for i, n := range names {
+		k := strings.ToLower(strings.TrimSpace(n))
+		if _, dup := h.index[k]; !dup {
+			h.index[k] = i
+		}
+	}
+	return h
+}
+
+// col returns the index of the first of names present (case-insensitive), or -1.
+func (h *header) col(names ...string) int {
+	for _, n := range names {
+		if i, ok := h.index[strings.ToLower(n)]; ok {
+			return i
+		}
+	}
+	return -1
+}
+
+func (h *header) has(names ...string) bool { return h.col(names...) >= 0 }
+
+// rowCtx is the record being parsed plus what error messages need.
+type rowCtx struct {
+	file string
+	hdr  []string
+	rec  []string
+	line int
+	tags map[string]string // the Reader's map, cleared per row
+	team string            // Options.TeamTagKey
+}
+
+// teamTag returns the value of the team tag recorded so far, if any.
+func (c *rowCtx) teamTag() string {
+	if v, ok := c.tags[c.team]; ok {
+		return v
+	}
+	for k, v := range c.tags {
+		if strings.EqualFold(k, c.team) {
+			return v
+		}
+	}
+	return ""
+}
+
+// tag records a tag; empty keys and values are dropped.
+func (c *rowCtx) tag(k, v string) {
+	if k != "" && v != "" {
+		c.tags[k] = v
+	}
+}
+
+// s returns the raw cell i, or "" when the column is absent or the record short.
+func (c *rowCtx) s(i int) string {
+	if i < 0 || i >= len(c.rec) {
+		return ""
+	}
+	return c.rec[i]
+}
+
+// t returns cell i with surrounding spaces removed.
+func (c *rowCtx) t(i int) string { return strings.TrimSpace(c.s(i)) }
+
+func (c *rowCtx) colName(i int) string {
+	if i >= 0 && i < len(c.hdr) {
+		return c.hdr[i]
+	}
+	return ""
+}
+
+func (c *rowCtx) errAt(i int, err error, msg string) *ParseError {
+	return &ParseError{File: c.file, Line: c.line, Column: c.colName(i), Value: c.s(i), Err: err, Msg: msg}
+}
+
+// dec parses cell i as a decimal; empty is zero.
+func (c *rowCtx) dec(i int) (decimal.Decimal, error) {
+	d, ok := parseDecimal(c.s(i))
+	if !ok {
+		return d, c.errAt(i, ErrNotNumber, "")
+	}
+	return d, nil
+}
+
+// decOr parses cell i, returning def when the cell is empty or absent.
+func (c *rowCtx) decOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
+	if c.t(i) == "" {
+		return def, nil
+	}
+	return c.dec(i)
+}
+
+// count parses cell i as a non-negative whole number ("3" or "3.0"); empty is 0.
+func (c *rowCtx) count(i int) (int64, error) {
+	n, ok := parseCount(c.s(i))
+	if !ok {
+		return 0, c.errAt(i, ErrNotInteger, "")
+	}
+	return n, nil
+}
+
+// time parses cell i as a timestamp in UTC; empty is an error.
+func (c *rowCtx) time(i int) (time.Time, error) {
+	s := c.t(i)
+	if s == "" {
+		return time.Time{}, c.errAt(i, ErrEmptyValue, "a date is required")
+	}
+	t, ok := parseTime(s)
+	if !ok {
+		return t, c.errAt(i, ErrNotDate, "")
+	}
+	return t, nil
+}
+
+// timeOpt parses cell i as a timestamp; empty or absent gives the zero time.
+func (c *rowCtx) timeOpt(i int) (time.Time, error) {
+	if c.t(i) == "" {
+		return time.Time{}, nil
+	}
+	return c.time(i)
+}
+
+var (
+	hundred = decimal.NewFromInt(100)
+	hour    = decimal.NewFromInt(3600)
+)
+
+// parseDecimal parses a plain or scientific-notation decimal. Empty (or
+// spaces) is zero. Values with absurd exponents are rejected so that later
+// arithmetic stays bounded.
+func parseDecimal(s string) (decimal.Decimal, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return decimal.Zero, true
+	}
+	if d, ok := fastDecimal(s); ok {
+		return d, true
+	}
+	if len(s) > 80 {
+		return decimal.Zero, false
+	}
+	if e := strings.IndexAny(s, "eE"); e >= 0 {
+		exp, err := strconv.Atoi(s[e+1:])
+		if err != nil || exp > 40 || exp < -40 {
+			return decimal.Zero, false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		// decimal.NewFromString accepts a few things a bill never holds
+		// ("1_000"?, ".", "-"); only let digits, sign, point and exponent through.
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9', ch == '.', ch == '-', ch == '+', ch == 'e', ch == 'E':
+		default:
+			return decimal.Zero, false
+		}
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero, false
+	}
+	return d, true
+}
+
+// fastDecimal handles the common "-123.456" shape with at most 18 digits
+// without the string juggling of decimal.NewFromString.
+func fastDecimal(s string) (decimal.Decimal, bool) {
+	i := 0
+	neg := false
+	if s[0] == '-' || s[0] == '+' {
+		neg = s[0] == '-'
+		i = 1
+	}
+	var v int64
+	digits, frac := 0, 0
+	seenDot := false
+	for ; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch >= '0' && ch <= '9':
+			if digits > 0 || ch != '0' {
+				digits++
+			}
+			if digits > 18 {
+				return decimal.Decimal{}, false
+			}
+			v = v*10 + int64(ch-'0')
+			if seenDot {
+				frac++
+			}
+		case ch == '.' && !seenDot:
+			seenDot = true
+		default:
+			return decimal.Decimal{}, false
+		}
+	}
+	start := 0
+	if neg || s[0] == '+' {
+		start = 1
+	}
+	// Reject "", "-", ".", "-." (no digits at all).
+	if len(s)-start == 0 || (seenDot && len(s)-start == 1) {
+		return decimal.Decimal{}, false
+	}
+	if v == 0 {
+		return decimal.Zero, true
+	}
+	if neg {
+		v = -v
+	}
+	return decimal.New(v, int32(-frac)), true
+}
+
+// parseCount parses a non-negative whole number, tolerating "3.0" and "3e2".
+func parseCount(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, true
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, n >= 0
+	}
+	d, ok := parseDecimal(s)
+	if !ok || d.Sign() < 0 || !d.IsInteger() || d.GreaterThan(maxInt64) {
+		return 0, false
+	}
+	return d.IntPart(), true
+}
+
+var maxInt64 = decimal.NewFromInt(1<<63 - 1)
+
+// parseTime accepts the timestamp shapes seen in billing exports and usage
+// logs and returns UTC:
+//
+//	2018-06-01T00:00:00Z, 2025-10-27T00:00:00+00:00, 2022-07-01 00:00:00.000,
+//	2020-11-10 05:49:32.199000+00:00, 2025-01-15 10:20:30.123+00, 2020-11-09 23:00:00 UTC,
+//	2019-07-29, 09/21/2023 (MM/DD/YYYY), 5/1/25, 1730000000 (Unix seconds).
+//
+// Timestamps without a zone are UTC.
+func parseTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 6 || len(s) > 40 {
+		return time.Time{}, false
+	}
+	if isDigits(s) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return time.Time{}, false
+		}
+		switch {
+		case len(s) >= 9 && len(s) <= 11:
+			return time.Unix(n, 0).UTC(), true
+		case len(s) == 13:
+			return time.UnixMilli(n).UTC(), true
+		case len(s) == 8: // 20201101
+			t, err := time.Parse("20060102", s)
+			return t, err == nil
+		}
+		return time.Time{}, false
+	}
+	// Unix seconds written as a float ("1730000000.0").
+	if dot := strings.IndexByte(s, '.'); dot >= 9 && dot <= 11 && isDigits(s[:dot]) && isDigits(s[dot+1:]) {
+		n, _ := strconv.ParseInt(s[:dot], 10, 64)
+		return time.Unix(n, 0).UTC(), true
+	}
+	if strings.IndexByte(s, '/') > 0 {
+		return parseSlashDate(s)
+	}
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	if len(s) == 10 {
+		t, err := time.Parse(time.DateOnly, s)
+		return t, err == nil
+	}
+	if s[10] != 'T' && s[10] != ' ' {
+		return time.Time{}, false
+	}
+	s = strings.TrimSuffix(s, " UTC")
+	zone := 0 // index into isoLayouts' zone variants
+	n := len(s)
+	switch {
+	case s[n-1] == 'Z':
+		zone = 1
+	case n > 16 && s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-'):
+		zone = 1
+	case n > 16 && (s[n-5] == '+' || s[n-5] == '-') && isDigits(s[n-4:]):
+		zone = 2
+	case n > 16 && (s[n-3] == '+' || s[n-3] == '-') && isDigits(s[n-2:]):
+		zone = 3
+	}
+	sep := 0
+	if s[10] == ' ' {
+		sep = 1
+	}
+	t, err := time.Parse(isoLayouts[sep][zone], s)
+	if err != nil {
+		// Minutes only: "2024-09-18 22:00".
+		t, err = time.Parse(isoMinuteLayouts[sep][zone], s)
+		if err != nil {
+			return time.Time{}, false
+		}
+	}
+	return t.UTC(), true
+}
+
+// isoLayouts[separator][zone]: separator T or space; zone none, Z07:00,
+// Z0700, Z07. Constants, so parsing allocates nothing (and the T/Z07:00
+// layout is time.RFC3339, which time.Parse has a fast path for).
+var (
+	isoLayouts = [2][4]string{
+		{"2006-01-02T15:04:05", time.RFC3339, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05Z07"},
+		{"2006-01-02 15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z0700", "2006-01-02 15:04:05Z07"},
+	}
+	isoMinuteLayouts = [2][4]string{
+		{"2006-01-02T15:04", "2006-01-02T15:04Z07:00", "2006-01-02T15:04Z0700", "2006-01-02T15:04Z07"},
+		{"2006-01-02 15:04", "2006-01-02 15:04Z07:00", "2006-01-02 15:04Z0700", "2006-01-02 15:04Z07"},
+	}
+)
+
+// parseSlashDate parses US-style M/D/Y dates (Azure EA/MCA exports, SaaS
+// FOCUS examples), optionally followed by a time.
+func parseSlashDate(s string) (time.Time, bool) {
+	date, clock, _ := strings.Cut(s, " ")
+	parts := strings.Split(date, "/")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	layout := "1/2/2006"
+	if len(parts[2]) == 2 {
+		layout = "1/2/06"
+	}
+	if clock != "" {
+		switch {
+		case strings.HasSuffix(clock, "AM") || strings.HasSuffix(clock, "PM"):
+			layout += " 3:04:05 PM"
+			if strings.Count(clock, ":") == 1 {
+				layout = strings.TrimSuffix(layout, ":05 PM") + " PM"
+			}
+		case strings.Count(clock, ":") == 1:
+			layout += " 15:04"
+		default:
+			layout += " 15:04:05"
+		}
+	}
+	t, err := time.Parse(layout, s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// monthStart returns the first instant of t's month (UTC).
+func monthStart(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// dayRange returns [t, t+1 day) when t is midnight and end is unknown.
+func endOrDay(start, end time.Time) time.Time {
+	if !end.IsZero() {
+		return end
+	}
+	if start.Hour() == 0 && start.Minute() == 0 && start.Second() == 0 && start.Nanosecond() == 0 {
+		return start.AddDate(0, 0, 1)
+	}
+	return start
+}
+
+// hoursBetween returns the length of [start, end) in hours.
+func hoursBetween(start, end time.Time) decimal.Decimal {
+	if end.Before(start) || end.Equal(start) {
+		return decimal.Zero
+	}
+	return decimal.NewFromInt(int64(end.Sub(start) / time.Second)).Div(hour)
+}
+
+// nullStr maps the literal NULL some exporters write to "".
+func nullStr(s string) string {
+	if s == "NULL" || s == "null" || s == "None" {
+		return ""
+	}
+	return s
+}
