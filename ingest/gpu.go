@@ -9,7 +9,11 @@ import (
 // setGPU fills the GPU fields of row from an instance type. hours is the
 // usage in instance-hours and only counts when isHours (compute-hour rows).
 func setGPU(row *Row, m GPUMapper, provider, instanceType string, hours decimal.Decimal, isHours bool) {
-	if m == nil || instanceType == "" {
+	if instanceType == "" {
+		return
+	}
+	row.InstanceType = instanceType
+	if m == nil {
 		return
 	}
 	gpu, n, ok := m.InstanceGPU(provider, instanceType)

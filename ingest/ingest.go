@@ -82,9 +82,10 @@ type Row struct {
 	Tags map[string]string // nil when the row has none
 	Team string            // value of the org's team tag key ("" if absent)
 
-	GPUType  string          // e.g. "A100", "H100"; "" for non-GPU rows
-	GPUCount decimal.Decimal // GPUs per instance (may be fractional)
-	GPUHours decimal.Decimal // usage hours × GPUCount, compute-hour rows only
+	InstanceType string          // the VM / instance type, when the row is for one
+	GPUType      string          // e.g. "A100", "H100"; "" for non-GPU rows
+	GPUCount     decimal.Decimal // GPUs per instance (may be fractional)
+	GPUHours     decimal.Decimal // usage hours × GPUCount, compute-hour rows only
 
 	Model        string
 	InputTokens  int64 // all input tokens, including cached reads and cache writes

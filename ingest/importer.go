@@ -1,0 +1,299 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+)
+
+// Importer turns uploaded files into an org's charges: one transaction per
+// file, all or nothing, the same file twice a no-op.
+type Importer struct {
+	store  *store.Store
+	prices LLMPricer
+	gpus   GPUMapper
+}
+
+// NewImporter returns an Importer writing to st, pricing token usage with
+// prices and mapping instance types to GPUs with gpus.
+func NewImporter(st *store.Store, prices LLMPricer, gpus GPUMapper) *Importer {
+	return &Importer{store: st, prices: prices, gpus: gpus}
+}
+
+// ImportRequest says whose file it is and how to read it.
+type ImportRequest struct {
+	Org        store.Org
+	FileName   string
+	Source     Source   // "" detects the source from the header
+	Mapping    *Mapping // for the generic source
+	UploadedBy int64    // 0 for API tokens and the CLI
+	Via        string   // web, api, cli
+}
+
+// ImportResult is what an import did, in the API's shape (DESIGN §9).
+type ImportResult struct {
+	ID           int64             `json:"id"`
+	FileName     string            `json:"file_name"`
+	Source       Source            `json:"source"`
+	Rows         int64             `json:"rows"`
+	PeriodStart  *string           `json:"period_start"`
+	PeriodEnd    *string           `json:"period_end"`
+	ReplacedRows int64             `json:"replaced_rows"`
+	SkippedRows  int64             `json:"skipped_rows"`
+	Duplicate    bool              `json:"duplicate"`
+	ImportedAt   time.Time         `json:"imported_at"`
+	Totals       map[string]string `json:"totals"`
+}
+
+// ImportError is a failed import: nothing was written, and the failure is
+// kept in the import history under ImportID.
+type ImportError struct {
+	ImportID int64
+	FileName string
+	Err      error
+}
+
+func (e *ImportError) Error() string { return e.Err.Error() }
+func (e *ImportError) Unwrap() error { return e.Err }
+
+// HTTPStatus is 422: the file, not the server, is at fault.
+func (e *ImportError) HTTPStatus() int { return http.StatusUnprocessableEntity }
+
+// Position is the line and column of the bad value, when there is one.
+func (e *ImportError) Position() (int, string) {
+	var pe *ParseError
+	if errors.As(e.Err, &pe) {
+		return pe.Line, pe.Column
+	}
+	return 0, ""
+}
+
+// dedupeOf says how a source's rows meet rows already imported.
+func dedupeOf(src Source) store.Dedupe {
+	switch src {
+	case SourceLiteLLMSpend, SourceOpenRouter:
+		return store.DedupeSkip // one row per request: a known id is the same request
+	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily:
+		return store.DedupeReplace // usage buckets: a later export restates them
+	}
+	return store.DedupeNone // cloud exports: restated per billing period
+}
+
+// Import reads file (it is read twice: once to hash it, once to parse it)
+// and writes its rows. A file already imported returns the earlier import
+// with Duplicate set. A bad file returns an *ImportError and writes nothing
+// but the failed entry in the history.
+func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadSeeker) (ImportResult, error) {
+	h := sha256.New()
+	size, err := io.Copy(h, file)
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import: read %s: %w", req.FileName, err)
+	}
+	sum := h.Sum(nil)
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return ImportResult{}, fmt.Errorf("import: rewind %s: %w", req.FileName, err)
+	}
+	loc := req.Org.Location()
+
+	prev, err := im.store.ImportBySHA256(ctx, req.Org.ID, sum)
+	if err == nil {
+		res := resultOf(prev, loc)
+		res.Duplicate = true
+		return res, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return ImportResult{}, err
+	}
+
+	imp, err := im.store.CreateImport(ctx, store.NewImport{
+		OrgID: req.Org.ID, FileName: req.FileName, SHA256: sum, SizeBytes: size,
+		Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
+	})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	fail := func(source Source, cause error) (ImportResult, error) {
+		ierr := &ImportError{ImportID: imp.ID, FileName: req.FileName, Err: cause}
+		line, col := ierr.Position()
+		// The failure is recorded even if the request was cancelled.
+		if err := im.store.FailImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID, string(source), cause.Error(), line, col); err != nil {
+			return ImportResult{}, errors.Join(cause, err)
+		}
+		return ImportResult{}, ierr
+	}
+	if size == 0 {
+		return fail(req.Source, fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty))
+	}
+
+	rd, err := Open(file, Options{
+		FileName:   req.FileName,
+		Source:     req.Source,
+		TeamTagKey: req.Org.TeamTagKey,
+		Pricer:     im.prices,
+		GPUs:       im.gpus,
+		Mapping:    req.Mapping,
+	})
+	if err != nil {
+		return fail(req.Source, err)
+	}
+	src := newChargeSource(rd, loc)
+	var wr store.WriteResult
+	err = im.store.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		if wr, err = tx.WriteCharges(ctx, req.Org.ID, imp.ID, loc, dedupeOf(rd.Source()), src); err != nil {
+			return err
+		}
+		if src.rows == 0 {
+			return fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
+		}
+		return tx.FinishImport(ctx, req.Org.ID, imp.ID, store.ImportResult{
+			Source: string(rd.Source()), Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows,
+			PeriodStart: src.first, PeriodEnd: src.last, Totals: src.totals,
+		})
+	})
+	if err != nil {
+		// A parse error surfaces from inside COPY wrapped by pgx; the
+		// source keeps the original.
+		if src.err != nil {
+			err = src.err
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) || src.err != nil || errors.Is(err, ErrHeaderOnly) {
+			return fail(rd.Source(), err)
+		}
+		if ctx.Err() != nil {
+			return fail(rd.Source(), fmt.Errorf("%s: the upload was cancelled before it finished; nothing was imported", req.FileName))
+		}
+		_, _ = fail(rd.Source(), errors.New("the import failed on our side; nothing was imported, please try again"))
+		return ImportResult{}, fmt.Errorf("import %s: %w", req.FileName, err)
+	}
+	done, err := im.store.Import(ctx, req.Org.ID, imp.ID)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	return resultOf(done, loc), nil
+}
+
+func resultOf(i store.Import, loc *time.Location) ImportResult {
+	res := ImportResult{
+		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
+		SkippedRows: i.SkippedRows, Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,
+	}
+	if i.PeriodStart != nil {
+		s := i.PeriodStart.Format(time.DateOnly)
+		res.PeriodStart = &s
+	}
+	if i.PeriodEnd != nil {
+		s := i.PeriodEnd.Format(time.DateOnly)
+		res.PeriodEnd = &s
+	}
+	for cur, v := range i.Totals {
+		res.Totals[cur] = v.String()
+	}
+	return res
+}
+
+// chargeSource feeds a Reader's rows to store.WriteCharges, one reused
+// Charge at a time, and adds up the file's period and totals on the way.
+type chargeSource struct {
+	rd     *Reader
+	loc    *time.Location
+	row    Row
+	ch     store.Charge
+	rows   int64
+	first  *time.Time
+	last   *time.Time
+	totals map[string]decimal.Decimal
+	err    error
+}
+
+func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
+	return &chargeSource{rd: rd, loc: loc, totals: map[string]decimal.Decimal{}}
+}
+
+func (s *chargeSource) Next() bool {
+	if s.err != nil {
+		return false
+	}
+	if err := s.rd.Next(&s.row); err != nil {
+		if !errors.Is(err, io.EOF) {
+			s.err = err
+		}
+		return false
+	}
+	r := &s.row
+	s.rows++
+	s.ch = store.Charge{
+		Line:               s.rd.Line(),
+		Source:             string(r.Source),
+		ProviderName:       r.ProviderName,
+		ServiceName:        r.ServiceName,
+		ServiceCategory:    r.ServiceCategory,
+		SKU:                r.SKU,
+		ResourceID:         r.ResourceID,
+		RegionID:           r.RegionID,
+		SubAccountID:       r.SubAccountID,
+		ChargeCategory:     string(r.ChargeCategory),
+		ChargePeriodStart:  r.ChargePeriodStart,
+		ChargePeriodEnd:    r.ChargePeriodEnd,
+		BilledCost:         r.BilledCost,
+		EffectiveCost:      r.EffectiveCost,
+		ListCost:           r.ListCost,
+		BillingCurrency:    r.BillingCurrency,
+		ConsumedQuantity:   r.ConsumedQuantity,
+		ConsumedUnit:       r.ConsumedUnit,
+		Tags:               r.Tags,
+		Team:               r.Team,
+		InstanceType:       r.InstanceType,
+		GPUType:            r.GPUType,
+		GPUCount:           r.GPUCount,
+		GPUHours:           r.GPUHours,
+		Model:              r.Model,
+		InputTokens:        r.InputTokens,
+		OutputTokens:       r.OutputTokens,
+		CachedTokens:       r.CachedTokens,
+		Requests:           r.Requests,
+		PricedByUs:         r.PricedByUs,
+		BillingAccountID:   r.BillingAccountID,
+		BillingPeriodStart: r.BillingPeriodStart,
+		DedupeKey:          r.DedupeKey,
+	}
+	// The file's period is in days of the org's time zone, like the dashboard.
+	t := r.ChargePeriodStart.In(s.loc)
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	if s.first == nil || day.Before(*s.first) {
+		d := day
+		s.first = &d
+	}
+	if s.last == nil || day.After(*s.last) {
+		d := day
+		s.last = &d
+	}
+	s.totals[r.BillingCurrency] = s.totals[r.BillingCurrency].Add(r.BilledCost)
+	return true
+}
+
+func (s *chargeSource) Charge() *store.Charge { return &s.ch }
+func (s *chargeSource) Err() error            { return s.err }
+
+// PriceTable adapts an LLM price table to the LLMPricer seam.
+func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }
+
+type priceTable struct{ t *pricing.LLMPriceTable }
+
+func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output int64) (decimal.Decimal, bool) {
+	price, ok := p.t.Lookup(model)
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	return price.Cost(uncachedInput, cachedInput, output), true
+}
