@@ -1,0 +1,211 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
+
+type importBundle struct {
+	st  *store.Store
+	im  *Importer
+	org store.Org
+}
+
+func setupImport(t *testing.T) importBundle {
+	t.Helper()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	return importBundle{st: st, im: NewImporter(st, testPrices, testGPUs), org: org}
+}
+
+func (b importBundle) importFile(t *testing.T, name string, body []byte) (ImportResult, error) {
+	t.Helper()
+	req := ImportRequest{Org: b.org, FileName: name, Via: "test"}
+	if strings.HasPrefix(name, "generic_costs") {
+		req.Mapping = genericMapping
+	}
+	return b.im.Import(context.Background(), req, bytes.NewReader(body))
+}
+
+// storedTotals sums billed cost per currency in charges and in daily_spend.
+func storedTotals(t *testing.T, st *store.Store, orgID int64) (charges, rollup map[string]*big.Rat) {
+	t.Helper()
+	sum := func(q string) map[string]*big.Rat {
+		rows, err := st.Pool().Query(context.Background(), q, orgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]*big.Rat{}
+		for rows.Next() {
+			var cur, total string
+			if err := rows.Scan(&cur, &total); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := new(big.Rat).SetString(total)
+			out[cur] = r
+		}
+		return out
+	}
+	return sum(`SELECT billing_currency, sum(billed_cost)::text FROM charges WHERE org_id = $1 GROUP BY 1`),
+		sum(`SELECT currency, sum(billed)::text FROM daily_spend WHERE org_id = $1 GROUP BY 1`)
+}
+
+// TestImportEverySample imports each sample into its own org and checks the
+// stored total, to the last decimal, against the file's own cost column
+// summed independently (expectedTotals reads the CSV without the parsers).
+func TestImportEverySample(t *testing.T) {
+	t.Parallel()
+	for _, path := range sampleFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			b := setupImport(t)
+			body, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := b.importFile(t, filepath.Base(path), body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantRows := expectedTotals(t, path)
+			if res.Rows != int64(wantRows) && res.Rows+res.SkippedRows != int64(wantRows) {
+				t.Errorf("rows = %d (+%d skipped), want %d", res.Rows, res.SkippedRows, wantRows)
+			}
+			charges, rollup := storedTotals(t, b.st, b.org.ID)
+			for cur, w := range want {
+				if g := charges[cur]; g == nil || g.Cmp(w) != 0 {
+					t.Errorf("stored total %s = %v, want %v", cur, ratString(g), ratString(w))
+				}
+				if g := rollup[cur]; g == nil || g.Cmp(w) != 0 {
+					t.Errorf("daily_spend total %s = %v, want %v", cur, ratString(g), ratString(w))
+				}
+				if res.Totals[cur] == "" {
+					t.Errorf("result lacks a %s total: %v", cur, res.Totals)
+				}
+			}
+			if len(charges) != len(want) {
+				t.Errorf("currencies stored %v, want %v", keys(charges), keys(want))
+			}
+			if res.PeriodStart == nil || res.PeriodEnd == nil || *res.PeriodStart > *res.PeriodEnd {
+				t.Errorf("period = %v – %v", res.PeriodStart, res.PeriodEnd)
+			}
+		})
+	}
+}
+
+func TestImportSameFileTwiceIsNoOp(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	body, _ := os.ReadFile("testdata/exports/focus/focus_sample_1.0.csv")
+	first, err := b.importFile(t, "focus.csv", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := storedTotals(t, b.st, b.org.ID)
+	again, err := b.importFile(t, "focus-again.csv", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Duplicate || again.ID != first.ID {
+		t.Fatalf("second import = %+v, want duplicate of %d", again, first.ID)
+	}
+	after, _ := storedTotals(t, b.st, b.org.ID)
+	for cur := range before {
+		if before[cur].Cmp(after[cur]) != 0 {
+			t.Fatalf("re-import changed %s total: %v → %v", cur, ratString(before[cur]), ratString(after[cur]))
+		}
+	}
+}
+
+func TestImportRestatedExportReplaces(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	body, _ := os.ReadFile("testdata/exports/aws/test_cur.csv")
+	if _, err := b.importFile(t, "cur-v1.csv", body); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := storedTotals(t, b.st, b.org.ID)
+	// The next day's export of the same month: same rows, one more blank
+	// line at the end so that the hash differs.
+	res, err := b.importFile(t, "cur-v2.csv", append(append([]byte{}, body...), '\n'))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Duplicate || res.ReplacedRows != res.Rows {
+		t.Fatalf("restated import = %+v, want every earlier row replaced", res)
+	}
+	got, rollup := storedTotals(t, b.st, b.org.ID)
+	for cur := range want {
+		if got[cur].Cmp(want[cur]) != 0 || rollup[cur].Cmp(want[cur]) != 0 {
+			t.Fatalf("after restatement %s = %v (rollup %v), want %v: counted twice?", cur, ratString(got[cur]), ratString(rollup[cur]), ratString(want[cur]))
+		}
+	}
+}
+
+func TestImportCorruptLineWritesNothing(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	body, _ := os.ReadFile("testdata/exports/focus/focus_sample_1.0.csv")
+	lines := strings.Split(string(body), "\n")
+	// Break BilledCost on a line in the middle of the file.
+	hdr := strings.Split(lines[0], ",")
+	col := -1
+	for i, h := range hdr {
+		if strings.Trim(h, `"`) == "BilledCost" {
+			col = i
+		}
+	}
+	mid := len(lines) / 2
+	fields := strings.Split(lines[mid], ",")
+	fields[col] = `"12,5"`
+	lines[mid] = strings.Join(fields, ",")
+	_, err := b.importFile(t, "broken.csv", []byte(strings.Join(lines, "\n")))
+	var ierr *ImportError
+	if !errors.As(err, &ierr) {
+		t.Fatalf("err = %v, want *ImportError", err)
+	}
+	line, column := ierr.Position()
+	if line != mid+1 || column != "BilledCost" || !strings.Contains(err.Error(), `"12,5" is not a number`) {
+		t.Fatalf("error = %q at line %d column %q, want line %d column BilledCost", err, line, column, mid+1)
+	}
+	var n int
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("charges after a failed import = %d (%v), want 0", n, err)
+	}
+	imp, err := b.st.Import(context.Background(), b.org.ID, ierr.ImportID)
+	if err != nil || imp.Status != store.ImportFailed || imp.ErrorLine == nil || *imp.ErrorLine != mid+1 || imp.ErrorColumn != "BilledCost" {
+		t.Fatalf("history row = %+v, %v; want failed at line %d", imp, err, mid+1)
+	}
+	// The fixed file imports fine afterwards.
+	if _, err := b.importFile(t, "fixed.csv", body); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestImportEmptyUploads(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	for name, body := range map[string][]byte{
+		"zero.csv":        nil,
+		"header-only.csv": []byte("BilledCost,ChargePeriodStart\n"),
+		"nonsense.csv":    []byte("a,b,c\n1,2,3\n"),
+	} {
+		_, err := b.importFile(t, name, body)
+		var ierr *ImportError
+		if !errors.As(err, &ierr) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v, want an ImportError naming the file", name, err)
+		}
+	}
+}
