@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -93,6 +94,9 @@ func dedupeOf(src Source) store.Dedupe {
 // with Duplicate set. A bad file returns an *ImportError and writes nothing
 // but the failed entry in the history.
 func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadSeeker) (ImportResult, error) {
+	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
+		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
+	}
 	h := sha256.New()
 	size, err := io.Copy(h, file)
 	if err != nil {
@@ -106,7 +110,7 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 
 	prev, err := im.store.ImportBySHA256(ctx, req.Org.ID, sum)
 	if err == nil {
-		res := resultOf(prev, loc)
+		res := ResultOf(prev)
 		res.Duplicate = true
 		return res, nil
 	}
@@ -180,10 +184,11 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 	if err != nil {
 		return ImportResult{}, err
 	}
-	return resultOf(done, loc), nil
+	return ResultOf(done), nil
 }
 
-func resultOf(i store.Import, loc *time.Location) ImportResult {
+// ResultOf is a stored import in the API's shape.
+func ResultOf(i store.Import) ImportResult {
 	res := ImportResult{
 		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
 		SkippedRows: i.SkippedRows, Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,

@@ -106,6 +106,15 @@ CREATE TABLE daily_spend (
     PRIMARY KEY (org_id, day, source, provider, service, sub_account, team, model, charge_category, gpu_type, currency)
 );
 
+-- The org's saved column mapping for CSVs in no known format ("generic").
+CREATE TABLE column_mappings (
+    org_id     bigint PRIMARY KEY REFERENCES orgs (id) ON DELETE CASCADE,
+    mapping    jsonb NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+ALTER TABLE column_mappings ENABLE ROW LEVEL SECURITY;
+CREATE POLICY org_fence ON column_mappings TO burnrate_app USING (org_id = burnrate_org_id());
 ALTER TABLE imports ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON imports TO burnrate_app USING (org_id = burnrate_org_id());
 ALTER TABLE charges ENABLE ROW LEVEL SECURITY;

@@ -42,6 +42,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "Not found."
+	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
+		status, msg = he.Code, errUploadTooLarge(s.cfg.MaxUploadBytes).(*echo.HTTPError).Message.(string)
 	case errors.As(err, &he):
 		status = he.Code
 		if m, ok := he.Message.(string); ok {

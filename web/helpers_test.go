@@ -1,12 +1,17 @@
 package web_test
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web"
 )
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
@@ -24,4 +29,8 @@ func mustOrgOf(t *testing.T, b *bundle, userID int64) int64 {
 		t.Fatalf("orgs of user %d: %v", userID, err)
 	}
 	return orgs[0].ID
+}
+
+func newServerWithLimit(st *store.Store, limit int64) *web.Server {
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: "http://burnrate.test", MaxUploadBytes: limit})
 }

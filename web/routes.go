@@ -79,7 +79,17 @@ func (s *Server) routes() {
 	e.POST("/tokens", s.handleTokenCreate, admin...)
 	e.POST("/tokens/:id/revoke", s.handleTokenRevoke, admin...)
 
+	// Imports: uploads, their history, and the generic column mapping.
+	e.GET("/imports", s.handleImports, app()...)
+	e.POST("/imports", s.handleImportUpload, app()...)
+	e.GET("/imports/mapping", s.handleMappingShow, app()...)
+	e.POST("/imports/mapping", s.handleMappingSave, app()...)
+	e.GET("/imports/:id", s.handleImportShow, app()...)
+
 	// JSON API for scripts, authenticated by org API tokens.
 	api := []echo.MiddlewareFunc{s.requireToken, s.fence}
 	e.GET("/api/v1/org", s.handleAPIOrg, api...)
+	e.POST("/api/v1/imports", s.handleAPIImportCreate, api...)
+	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
+	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -31,11 +33,12 @@ type Config struct {
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
 type Server struct {
-	log     *slog.Logger
-	store   *store.Store
-	cfg     Config
-	echo    *echo.Echo
-	metrics *metrics
+	log      *slog.Logger
+	store    *store.Store
+	cfg      Config
+	importer *ingest.Importer
+	echo     *echo.Echo
+	metrics  *metrics
 }
 
 // NewServer wires the routes and middleware.
@@ -47,6 +50,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 		cfg.MaxUploadBytes = 512 << 20
 	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New()}
+	// Imports write through the plain store: COPY cannot run under
+	// row-level security, and the importer sets org_id on every row itself.
+	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError

@@ -28,7 +28,12 @@ func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) o
 	if err != nil {
 		t.Fatal(err)
 	}
+	imp, err := b.st.CreateImport(ctx(), store.NewImport{OrgID: org.ID, FileName: "b.csv", SHA256: []byte("b"), Via: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return orgFixtures{
+		"/imports/:id":      itoa(imp.ID),
 		"/members/:user_id": itoa(member.ID),
 		"/invites/:id":      itoa(inv.ID),
 		"/tokens/:id":       itoa(tok.ID),

@@ -1,0 +1,279 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// historyLength is how many imports the history shows.
+const historyLength = 100
+
+func sourceNames() []string {
+	var out []string
+	for _, s := range ingest.Sources() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+func (s *Server) importsPage(c echo.Context, status int, outcomes []views.ImportOutcome) error {
+	history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.ImportsPage(s.shell(c, "Imports", "imports"), sourceNames(), outcomes, history))
+}
+
+func (s *Server) handleImports(c echo.Context) error { return s.importsPage(c, http.StatusOK, nil) }
+
+// importRequest builds the request for a file in the current org, with the
+// org's column mapping when the generic source is chosen.
+func (s *Server) importRequest(c echo.Context, fileName, source, via string) (ingest.ImportRequest, error) {
+	req := ingest.ImportRequest{Org: *currentOrg(c), FileName: fileName, Source: ingest.Source(source), Via: via}
+	if u := currentUser(c); u != nil {
+		req.UploadedBy = u.ID
+	}
+	if req.Source == ingest.SourceGeneric {
+		m, err := s.db(c).ColumnMapping(c.Request().Context(), req.Org.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return req, echo.NewHTTPError(http.StatusUnprocessableEntity, "The generic format needs a column mapping: set one up under Imports → column mapping first.")
+		}
+		if err != nil {
+			return req, err
+		}
+		req.Mapping = mappingFromStore(m)
+	}
+	return req, nil
+}
+
+func mappingFromStore(m store.ColumnMapping) *ingest.Mapping {
+	return &ingest.Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
+		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
+}
+
+func outcomeOf(name string, res ingest.ImportResult, err error) views.ImportOutcome {
+	o := views.ImportOutcome{FileName: name}
+	var ierr *ingest.ImportError
+	switch {
+	case errors.As(err, &ierr):
+		o.Error = ierr.Error()
+	case err != nil:
+		o.Error = "The import failed on our side; nothing was imported. Please try again."
+	default:
+		o.ImportID, o.Source, o.Rows, o.ReplacedRows, o.SkippedRows = res.ID, string(res.Source), res.Rows, res.ReplacedRows, res.SkippedRows
+		o.Totals, o.Duplicate, o.ImportedAt = res.Totals, res.Duplicate, res.ImportedAt
+		if res.PeriodStart != nil && res.PeriodEnd != nil {
+			o.PeriodStart, o.PeriodEnd = *res.PeriodStart, *res.PeriodEnd
+		}
+	}
+	return o
+}
+
+// handleImportUpload imports every file of a browser upload, each in its own
+// transaction: one bad file does not stop the others, and says what is wrong
+// with it.
+func (s *Server) handleImportUpload(c echo.Context) error {
+	form, err := c.MultipartForm()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "Choose one or more files to upload.")
+	}
+	files := form.File["file"]
+	if len(files) == 0 {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "Choose one or more files to upload.")
+	}
+	source := c.FormValue("source")
+	var outcomes []views.ImportOutcome
+	failed := 0
+	for _, fh := range files {
+		name := filepath.Base(fh.Filename)
+		req, err := s.importRequest(c, name, source, "web")
+		if err != nil {
+			return err
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		res, err := s.importer.Import(c.Request().Context(), req, f)
+		f.Close()
+		var ierr *ingest.ImportError
+		if err != nil && !errors.As(err, &ierr) {
+			s.log.Error("import failed", "file", name, "error", err)
+		}
+		if err != nil {
+			failed++
+		}
+		outcomes = append(outcomes, outcomeOf(name, res, err))
+	}
+	status := http.StatusOK
+	if failed == len(files) {
+		status = http.StatusUnprocessableEntity
+	}
+	if isHTMX(c) {
+		history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+		if err != nil {
+			return err
+		}
+		// htmx swaps only 2xx responses by default: an all-failed upload
+		// is still a successful request with outcomes to show.
+		return render(c, http.StatusOK, views.UploadOutcomeFragment(outcomes, history))
+	}
+	return s.importsPage(c, status, outcomes)
+}
+
+func (s *Server) handleImportShow(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	imp, err := s.db(c).Import(c.Request().Context(), currentOrg(c).ID, id)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ImportPage(s.shell(c, "Import", "imports"), imp))
+}
+
+// handleAPIImportCreate imports one file sent as the raw body or as the
+// multipart field "file". The raw body is spooled to a temporary file: it is
+// read twice (hash, then parse) and may be larger than memory.
+func (s *Server) handleAPIImportCreate(c echo.Context) error {
+	req := c.Request()
+	name := c.QueryParam("filename")
+	var body io.ReadSeeker
+	if mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); mt == echo.MIMEMultipartForm {
+		fh, err := c.FormFile("file")
+		if err != nil {
+			return echo.NewHTTPError(http.StatusUnprocessableEntity, `send the file as the multipart field "file", or as the raw request body`)
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		body = f
+		if name == "" {
+			name = filepath.Base(fh.Filename)
+		}
+	} else {
+		tmp, err := os.CreateTemp("", "burnrate-upload-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		defer tmp.Close()
+		if _, err := io.Copy(tmp, req.Body); err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return errUploadTooLarge(s.cfg.MaxUploadBytes)
+			}
+			return fmt.Errorf("spool upload: %w", err)
+		}
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		body = tmp
+	}
+	if name == "" {
+		name = "upload.csv"
+	}
+	ireq, err := s.importRequest(c, name, c.QueryParam("source"), "api")
+	if err != nil {
+		return err
+	}
+	res, err := s.importer.Import(req.Context(), ireq, body)
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if res.Duplicate {
+		status = http.StatusOK
+	}
+	return c.JSON(status, res)
+}
+
+// apiImport is an import as the API lists it: the result fields plus status.
+type apiImport struct {
+	ingest.ImportResult
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (s *Server) handleAPIImportShow(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	imp, err := s.db(c).Import(c.Request().Context(), currentOrg(c).ID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiImport{ImportResult: ingest.ResultOf(imp), Status: imp.Status, Error: imp.Error})
+}
+
+func (s *Server) handleAPIImportList(c echo.Context) error {
+	imps, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+	if err != nil {
+		return err
+	}
+	out := make([]apiImport, 0, len(imps))
+	for _, imp := range imps {
+		out = append(out, apiImport{ImportResult: ingest.ResultOf(imp), Status: imp.Status, Error: imp.Error})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"imports": out})
+}
+
+func errUploadTooLarge(limit int64) error {
+	return echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+		fmt.Sprintf("The upload is larger than this server's limit of %d MB (MAX_UPLOAD_MB). Split the file or compress it with gzip.", limit>>20))
+}
+
+// mappingForm is the column mapping form's fields, trimmed.
+func mappingForm(c echo.Context) store.ColumnMapping {
+	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	m := store.ColumnMapping{Date: v("date"), Cost: v("cost"), Currency: v("currency"), Service: v("service"),
+		Account: v("account"), Provider: v("provider"), DateFormat: v("date_format"), DefaultCurrency: strings.ToUpper(v("default_currency"))}
+	for _, t := range strings.Split(v("tags"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			m.Tags = append(m.Tags, t)
+		}
+	}
+	return m
+}
+
+func (s *Server) handleMappingShow(c echo.Context) error {
+	m, err := s.db(c).ColumnMapping(c.Request().Context(), currentOrg(c).ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return render(c, http.StatusOK, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, "", false))
+}
+
+func (s *Server) handleMappingSave(c echo.Context) error {
+	m := mappingForm(c)
+	problem := ""
+	switch {
+	case m.Date == "" || m.Cost == "":
+		problem = "Name at least the date column and the cost column, as they appear in your CSV's header."
+	case m.Currency == "" && len(m.DefaultCurrency) != 3:
+		problem = "Name the currency column, or give a three-letter default currency such as USD."
+	}
+	if problem != "" {
+		return render(c, http.StatusUnprocessableEntity, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, problem, false))
+	}
+	if err := s.db(c).SaveColumnMapping(c.Request().Context(), currentOrg(c).ID, m); err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, "", true))
+}

@@ -1,0 +1,208 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+const focusSample = "../ingest/testdata/exports/focus/focus_sample_1.0.csv"
+
+// multipartUpload builds a multipart body with files under "file".
+func multipartUpload(t *testing.T, fields map[string]string, files map[string][]byte) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		w.WriteField(k, v)
+	}
+	for name, body := range files {
+		fw, err := w.CreateFormFile("file", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(body)
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
+}
+
+func TestBrowserUploadShowsResultAndHistory(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/imports")
+	wantStatus(t, rec, http.StatusOK)
+	if doc(t, rec).Find(`[data-testid=upload-form]`).Length() != 1 {
+		t.Fatal("no upload form")
+	}
+	sample, err := os.ReadFile(focusSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ctype := multipartUpload(t, map[string]string{"_csrf": c.csrf}, map[string][]byte{
+		"focus.csv": sample,
+		"bad.csv":   []byte("BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency\nabc,2024-01-01,2024-01-02,USD\n"),
+	})
+	req := httptest.NewRequest(http.MethodPost, "/imports", body)
+	req.Header.Set("Content-Type", ctype)
+	rec = c.do(req)
+	wantStatus(t, rec, http.StatusOK)
+	d := doc(t, rec)
+	if got := strings.TrimSpace(d.Find(`[data-testid=import-source]`).Text()); got != "focus" {
+		t.Fatalf("detected source = %q, want focus", got)
+	}
+	if got := strings.TrimSpace(d.Find(`[data-testid=import-rows]`).Text()); got != "1000" {
+		t.Fatalf("rows = %q, want 1000", got)
+	}
+	errText := d.Find(`[data-testid=import-error]`).Text()
+	if !strings.Contains(errText, "bad.csv") || !strings.Contains(errText, "line 2") {
+		t.Fatalf("bad file's error = %q, want file and line", errText)
+	}
+	if n := d.Find(`[data-testid=import-row]`).Length(); n != 2 {
+		t.Fatalf("history rows = %d, want 2 (one failed)", n)
+	}
+
+	// htmx gets a fragment, with the history swapped out of band.
+	body, ctype = multipartUpload(t, nil, map[string][]byte{"focus.csv": sample})
+	req = httptest.NewRequest(http.MethodPost, "/imports", body)
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	rec = c.do(req)
+	wantStatus(t, rec, http.StatusOK)
+	if strings.Contains(rec.Body.String(), "<html") {
+		t.Fatal("htmx upload got a whole page")
+	}
+	if doc(t, rec).Find(`[data-testid=import-duplicate]`).Length() != 1 {
+		t.Fatalf("re-upload not reported as duplicate: %s", rec.Body)
+	}
+}
+
+func TestViewerCannotUpload(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
+	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	c := b.client(t)
+	c.login(viewer.Email)
+	rec := c.get("/imports")
+	if doc(t, rec).Find(`[data-testid=upload-form]`).Length() != 0 {
+		t.Fatal("viewer sees the upload form")
+	}
+	body, ctype := multipartUpload(t, map[string]string{"_csrf": c.csrf}, map[string][]byte{"x.csv": []byte("a\n1\n")})
+	req := httptest.NewRequest(http.MethodPost, "/imports", body)
+	req.Header.Set("Content-Type", ctype)
+	wantStatus(t, c.do(req), http.StatusForbidden)
+}
+
+func TestAPIImport(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	sample, _ := os.ReadFile(focusSample)
+
+	post := func(body []byte, query string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/imports"+query, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "text/csv")
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := post(sample, "?filename=focus.csv")
+	wantStatus(t, rec, http.StatusCreated)
+	var res struct {
+		ID          int64             `json:"id"`
+		Source      string            `json:"source"`
+		Rows        int64             `json:"rows"`
+		PeriodStart string            `json:"period_start"`
+		PeriodEnd   string            `json:"period_end"`
+		Duplicate   bool              `json:"duplicate"`
+		Totals      map[string]string `json:"totals"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != "focus" || res.Rows != 1000 || res.Duplicate || res.Totals["USD"] == "" || res.PeriodStart == "" {
+		t.Fatalf("import = %s", rec.Body)
+	}
+	rec = post(sample, "")
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), `"duplicate":true`) {
+		t.Fatalf("second upload = %s, want duplicate", rec.Body)
+	}
+
+	// A bad value: 422 with line and column, and nothing written.
+	rec = post([]byte("BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency\n1,2024-01-01,2024-01-02,USD\n12;5,2024-01-01,2024-01-02,USD\n"), "?filename=bad.csv")
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	var apiErr struct {
+		Error  string `json:"error"`
+		Line   int    `json:"line"`
+		Column string `json:"column"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &apiErr); err != nil || apiErr.Line != 3 || apiErr.Column != "BilledCost" || !strings.Contains(apiErr.Error, "bad.csv") {
+		t.Fatalf("error = %s", rec.Body)
+	}
+	rec = post(nil, "?filename=empty.csv")
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if !strings.Contains(rec.Body.String(), "0 bytes") {
+		t.Fatalf("empty upload error = %s", rec.Body)
+	}
+	rec = post(sample, "?source=nonsense")
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+
+	// Multipart works too; the import is listed with its status.
+	body, ctype := multipartUpload(t, nil, map[string][]byte{"gcp.csv": mustRead(t, "../ingest/testdata/exports/gcp/202011_30c31bca571d9b7f3b2c8459dd8bc34a_2020-11-08_2020-11-11.csv")})
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/imports", body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", ctype)
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, req)
+	wantStatus(t, rec, http.StatusCreated)
+	if !strings.Contains(rec.Body.String(), `"source":"gcp-billing"`) {
+		t.Fatalf("multipart import = %s", rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/imports", token, ""))
+	wantStatus(t, rec, http.StatusOK)
+	if strings.Count(rec.Body.String(), `"status":"failed"`) != 2 || strings.Count(rec.Body.String(), `"status":"succeeded"`) != 2 {
+		t.Fatalf("import list = %s", rec.Body)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestUploadTooLarge(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{})
+	_, token, _ := st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	srv := newServerWithLimit(st, 1<<20)
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/imports", bytes.NewReader(make([]byte, 2<<20)))
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	wantStatus(t, rec, http.StatusRequestEntityTooLarge)
+	if !strings.Contains(rec.Body.String(), "MAX_UPLOAD_MB") {
+		t.Fatalf("too large = %s", rec.Body)
+	}
+}
