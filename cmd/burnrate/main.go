@@ -31,6 +31,8 @@ Commands:
   migrate up|down N|version  manage the database schema
   org create --name NAME --owner-email EMAIL [--password P] [--json]
                              create an org and print its slug and an API token
+  import --org SLUG [--source NAME] [--json] FILE...
+                             import billing exports / LLM usage logs (CSV or .csv.gz)
 
 Every command reads DATABASE_URL; without it, Burnrate starts its own private
 Postgres under ./.burnrate (BURNRATE_DATA_DIR). Run 'burnrate <command> -h'
@@ -69,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMigrate(ctx, cfg, log, rest, stdout)
 	case "org":
 		return runOrg(ctx, cfg, log, rest, stdout)
+	case "import":
+		return runImport(ctx, cfg, log, rest, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -104,3 +104,38 @@ func TestMigrateVersion(t *testing.T) {
 		t.Fatalf("migrate version printed %q", out.String())
 	}
 }
+
+func TestImportCommand(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	e := env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"})
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"org", "create", "--name", "Importers", "--owner-email", "imp@example.com"}, e, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err := run(context.Background(), []string{"import", "--org", "importers", "--json",
+		"../../ingest/testdata/exports/aws/test_cur.csv", "../../ingest/testdata/llm/LiteLLM_SpendLogs.csv.gz"}, e, &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	dec := json.NewDecoder(&out)
+	for _, want := range []string{"aws-cur", "litellm-spend"} {
+		var res struct {
+			Source string `json:"source"`
+			Rows   int    `json:"rows"`
+		}
+		if err := dec.Decode(&res); err != nil || res.Source != want || res.Rows == 0 {
+			t.Fatalf("result = %+v, %v; want %s rows", res, err, want)
+		}
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"import", "--org", "importers", "../../ingest/testdata/exports/azure/empty_frame.csv"}, e, &out, &bytes.Buffer{})
+	if err == nil || !strings.Contains(out.String(), "FAILED") {
+		t.Fatalf("empty file: err = %v, out = %q", err, out.String())
+	}
+	err = run(context.Background(), []string{"import", "--org", "nobody", "x.csv"}, e, &out, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `no org with slug "nobody"`) {
+		t.Fatalf("unknown org: %v", err)
+	}
+}
