@@ -1,2 +1,2 @@
 -- Drops ingestion's tables and everything imported.
-DROP TABLE IF EXISTS column_mappings, daily_spend, charges, imports;
+DROP TABLE IF EXISTS column_mappings, import_periods, daily_spend, charges, imports;

@@ -73,15 +73,28 @@ CREATE TABLE charges (
     billing_account_id   text NOT NULL,
     billing_period_start date,
     dedupe_key           text NOT NULL,
-    PRIMARY KEY (org_id, import_id, line),
+    -- No foreign key to imports: its per-row check would cost COPY a lookup
+    -- a row. Rows are written only by the import that owns them (store
+    -- WriteCharges), and deleting an import deletes its rows explicitly.
+    PRIMARY KEY (org_id, import_id, line)
+);
+-- Event logs and usage buckets dedupe on their key. Cloud rows have none, so
+-- this partial index costs their COPY nothing.
+CREATE UNIQUE INDEX charges_dedupe_key ON charges (org_id, source, dedupe_key) WHERE dedupe_key <> '';
+
+-- Which (source, billing account, billing period) slices each import holds:
+-- a newer export of a slice replaces the older import's rows of it. Kept
+-- per import, not as an index on charges, so that COPY maintains one index
+-- fewer on millions of rows.
+CREATE TABLE import_periods (
+    org_id             bigint NOT NULL,
+    import_id          bigint NOT NULL,
+    source             text NOT NULL,
+    billing_account_id text NOT NULL,
+    period_start       date NOT NULL,
+    PRIMARY KEY (org_id, source, billing_account_id, period_start, import_id),
     FOREIGN KEY (org_id, import_id) REFERENCES imports (org_id, id) ON DELETE CASCADE
 );
--- Restated cloud exports replace the rows of (source, account, period).
-CREATE INDEX charges_restatement_idx ON charges (org_id, source, billing_account_id, billing_period_start);
--- Event logs and usage buckets dedupe on their key.
-CREATE UNIQUE INDEX charges_dedupe_key ON charges (org_id, source, dedupe_key) WHERE dedupe_key <> '';
--- Rollup rebuilds (time-zone change) and drill-downs read by time.
-CREATE INDEX charges_org_period_idx ON charges (org_id, charge_period_start);
 
 CREATE TABLE daily_spend (
     org_id          bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
@@ -115,6 +128,8 @@ CREATE TABLE column_mappings (
 
 ALTER TABLE column_mappings ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON column_mappings TO burnrate_app USING (org_id = burnrate_org_id());
+ALTER TABLE import_periods ENABLE ROW LEVEL SECURITY;
+CREATE POLICY org_fence ON import_periods TO burnrate_app USING (org_id = burnrate_org_id());
 ALTER TABLE imports ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON imports TO burnrate_app USING (org_id = burnrate_org_id());
 ALTER TABLE charges ENABLE ROW LEVEL SECURITY;

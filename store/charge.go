@@ -94,6 +94,73 @@ type restatement struct {
 	period  time.Time
 }
 
+// rollupKey is daily_spend's key within one org.
+type rollupKey struct {
+	day                                                                         time.Time
+	source, provider, service, subAccount, team, model, category, gpu, currency string
+}
+
+type rollupSums struct {
+	billed, effective, gpuHours           decimal.Decimal
+	input, output, cached, requests, rows int64
+}
+
+// rollup adds up rows per daily_spend key as they stream past, so that a
+// cloud export's rollup costs no second pass over its rows in Postgres.
+type rollup struct {
+	loc  *time.Location
+	sums map[rollupKey]*rollupSums
+}
+
+func (r *rollup) add(ch *Charge) {
+	t := ch.ChargePeriodStart.In(r.loc)
+	k := rollupKey{
+		day: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), source: ch.Source, provider: ch.ProviderName,
+		service: ch.ServiceName, subAccount: ch.SubAccountID, team: ch.Team, model: ch.Model, category: ch.ChargeCategory,
+		gpu: ch.GPUType, currency: ch.BillingCurrency,
+	}
+	s := r.sums[k]
+	if s == nil {
+		s = &rollupSums{}
+		r.sums[k] = s
+	}
+	s.billed = s.billed.Add(ch.BilledCost)
+	s.effective = s.effective.Add(ch.EffectiveCost)
+	if !ch.GPUHours.IsZero() {
+		s.gpuHours = s.gpuHours.Add(ch.GPUHours)
+	}
+	s.input += ch.InputTokens
+	s.output += ch.OutputTokens
+	s.cached += ch.CachedTokens
+	s.requests += ch.Requests
+	s.rows++
+}
+
+// write upserts the sums into daily_spend in one statement.
+func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
+	n := len(r.sums)
+	days := make([]time.Time, 0, n)
+	var source, provider, service, subAccount, team, model, category, gpu, currency []string
+	var billed, effective, gpuHours []decimal.Decimal
+	var input, output, cached, requests, rows []int64
+	for k, v := range r.sums {
+		days = append(days, k.day)
+		source, provider, service = append(source, k.source), append(provider, k.provider), append(service, k.service)
+		subAccount, team, model = append(subAccount, k.subAccount), append(team, k.team), append(model, k.model)
+		category, gpu, currency = append(category, k.category), append(gpu, k.gpu), append(currency, k.currency)
+		billed, effective, gpuHours = append(billed, v.billed), append(effective, v.effective), append(gpuHours, v.gpuHours)
+		input, output, cached = append(input, v.input), append(output, v.output), append(cached, v.cached)
+		requests, rows = append(requests, v.requests), append(rows, v.rows)
+	}
+	_, err := q.Exec(ctx, rollupInsert+`
+		SELECT $1, * FROM unnest($2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::text[], $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::numeric[], $15::bigint[],
+			$16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[])`+rollupUpsert,
+		orgID, days, source, provider, service, subAccount, team, model, category, gpu, currency,
+		billed, effective, gpuHours, input, output, cached, requests, rows)
+	return err
+}
+
 // copySource adapts a ChargeSource to pgx.CopyFromSource, noting the
 // restated periods on the way.
 type copySource struct {
@@ -101,7 +168,8 @@ type copySource struct {
 	src             ChargeSource
 	values          []any
 	periods         map[restatement]struct{}
-	source          string // of the rows copied (one per import)
+	rollup          *rollup // nil when rows may be skipped: rolled up from what was inserted instead
+	source          string  // of the rows copied (one per import)
 	err             error
 }
 
@@ -111,6 +179,9 @@ func (c *copySource) Next() bool {
 	}
 	ch := c.src.Charge()
 	c.source = ch.Source
+	if c.rollup != nil {
+		c.rollup.add(ch)
+	}
 	var tags []byte
 	if len(ch.Tags) > 0 {
 		if tags, c.err = json.Marshal(ch.Tags); c.err != nil {
@@ -196,6 +267,9 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	var res WriteResult
 	tz := loc.String()
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
+	if dedupe == DedupeNone {
+		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}}
+	}
 
 	target := pgx.Identifier{"charges"}
 	if dedupe != DedupeNone {
@@ -217,13 +291,21 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		res.Rows = copied
 		// A restated export replaces the earlier rows of its periods.
 		for p := range cs.periods {
-			n, err := s.deleteCharges(ctx, orgID, tz,
-				`c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5 AND c.import_id <> $6`,
+			n, err := s.deleteCharges(ctx, orgID, tz, `
+				c.import_id IN (
+					SELECT import_id FROM import_periods
+					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5 AND import_id <> $6
+				) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
 				cs.source, p.account, p.period, importID)
 			if err != nil {
 				return res, mapError("write charges: replace restated period", err)
 			}
 			res.ReplacedRows += n
+			if _, err := s.q.Exec(ctx, `
+				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start)
+				VALUES ($1, $2, $3, $4, $5)`, orgID, importID, cs.source, p.account, p.period); err != nil {
+				return res, mapError("write charges: record period", err)
+			}
 		}
 	case DedupeSkip:
 		tag, err := s.q.Exec(ctx, `
@@ -253,7 +335,11 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		res.SkippedRows = copied - res.Rows
 	}
 
-	if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
+	if cs.rollup != nil {
+		if err := cs.rollup.write(ctx, s.q, orgID); err != nil {
+			return res, mapError("write charges: roll up", err)
+		}
+	} else if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
 		orgID, importID, tz); err != nil {
 		return res, mapError("write charges: roll up", err)
 	}
