@@ -4,3 +4,41 @@ document.addEventListener("htmx:configRequest", function (evt) {
   var meta = document.querySelector('meta[name="csrf-token"]');
   if (meta) evt.detail.headers["X-CSRF-Token"] = meta.content;
 });
+
+// Drag-and-drop onto the upload form: dropped files become the file input's.
+document.addEventListener("dragover", function (evt) {
+  var zone = evt.target.closest && evt.target.closest("[data-dropzone]");
+  if (!zone) return;
+  evt.preventDefault();
+  zone.classList.add("dragover");
+});
+document.addEventListener("dragleave", function (evt) {
+  var zone = evt.target.closest && evt.target.closest("[data-dropzone]");
+  if (zone) zone.classList.remove("dragover");
+});
+document.addEventListener("drop", function (evt) {
+  var zone = evt.target.closest && evt.target.closest("[data-dropzone]");
+  if (!zone) return;
+  evt.preventDefault();
+  zone.classList.remove("dragover");
+  var input = zone.querySelector('input[type="file"]');
+  if (input && evt.dataTransfer && evt.dataTransfer.files.length) {
+    input.files = evt.dataTransfer.files;
+    var names = Array.prototype.map.call(input.files, function (f) { return f.name; }).join(", ");
+    var note = zone.querySelector("[data-dropped]") || zone.appendChild(document.createElement("p"));
+    note.setAttribute("data-dropped", "");
+    note.textContent = "Ready: " + names;
+  }
+});
+
+// Upload progress: bytes sent, then "Processing…" while the server imports.
+document.addEventListener("htmx:xhr:progress", function (evt) {
+  var form = evt.target.closest && evt.target.closest("form");
+  if (!form) return;
+  var bar = form.querySelector("[data-upload-progress]");
+  var status = form.querySelector("[data-upload-status]");
+  if (!bar || !evt.detail.lengthComputable) return;
+  var pct = Math.round((evt.detail.loaded / evt.detail.total) * 100);
+  bar.value = pct;
+  if (status) status.textContent = pct < 100 ? "Uploading… " + pct + "%" : "Processing… rows are being checked and imported";
+});
