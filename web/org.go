@@ -90,8 +90,19 @@ func (s *Server) handleSettingsUpdate(c echo.Context) error {
 	if len(f.Errors) > 0 {
 		return render(c, http.StatusUnprocessableEntity, views.SettingsPage(sh, f))
 	}
-	org, err := s.db(c).UpdateOrg(c.Request().Context(), currentOrg(c).ID, store.OrgUpdate{
-		Name: f.Name, TimeZone: f.TimeZone, Currency: f.Currency, TeamTagKey: f.TeamTagKey,
+	before := currentOrg(c)
+	var org store.Org
+	err := s.db(c).InTx(c.Request().Context(), func(tx *store.Store) error {
+		var err error
+		org, err = tx.UpdateOrg(c.Request().Context(), before.ID, store.OrgUpdate{
+			Name: f.Name, TimeZone: f.TimeZone, Currency: f.Currency, TeamTagKey: f.TeamTagKey,
+		})
+		if err != nil || org.TimeZone == before.TimeZone {
+			return err
+		}
+		// A day on the dashboard is a day in the org's time zone: the
+		// rollups are regrouped into the new days.
+		return tx.RebuildDailySpend(c.Request().Context(), org.ID, org.Location())
 	})
 	if err != nil {
 		return err

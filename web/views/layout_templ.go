@@ -112,7 +112,7 @@ func Page(s Shell) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"><header class=\"container\"><nav class=\"app-nav\"><ul><li><a href=\"/\" class=\"brand\">🔥 Burnrate</a></li></ul>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\"><header class=\"container\"><nav class=\"app-nav\"><ul><li><a href=\"/\" class=\"brand\"><span class=\"brand-mark\" aria-hidden=\"true\"></span>Burnrate</a></li></ul>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
