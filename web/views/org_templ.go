@@ -267,7 +267,7 @@ func SettingsPage(s Shell, f SettingsForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\"></label> <label>Team tag key <small class=\"muted\">(the tag or label naming a team)</small> <input name=\"team_tag_key\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\"></label> <label>Team tag key <small class=\"muted\">(the tag or label naming a team; applies to files imported from now on)</small> <input name=\"team_tag_key\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
