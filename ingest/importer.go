@@ -38,7 +38,13 @@ type ImportRequest struct {
 	Mapping    *Mapping // for the generic source
 	UploadedBy int64    // 0 for API tokens and the CLI
 	Via        string   // web, api, cli
+	// Progress, when set, is called with the rows read so far, every
+	// progressEvery rows, from the importing goroutine.
+	Progress func(rows int64)
 }
+
+// progressEvery is how often ImportRequest.Progress hears of a long import.
+const progressEvery = 10_000
 
 // ImportResult is what an import did, in the API's shape (DESIGN §9).
 type ImportResult struct {
@@ -150,6 +156,7 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 		return fail(req.Source, err)
 	}
 	src := newChargeSource(rd, loc)
+	src.progress = req.Progress
 	var wr store.WriteResult
 	err = im.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
@@ -210,15 +217,16 @@ func ResultOf(i store.Import) ImportResult {
 // chargeSource feeds a Reader's rows to store.WriteCharges, one reused
 // Charge at a time, and adds up the file's period and totals on the way.
 type chargeSource struct {
-	rd     *Reader
-	loc    *time.Location
-	row    Row
-	ch     store.Charge
-	rows   int64
-	first  *time.Time
-	last   *time.Time
-	totals map[string]decimal.Decimal
-	err    error
+	rd       *Reader
+	loc      *time.Location
+	row      Row
+	ch       store.Charge
+	rows     int64
+	first    *time.Time
+	last     *time.Time
+	totals   map[string]decimal.Decimal
+	progress func(rows int64)
+	err      error
 }
 
 func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
@@ -237,6 +245,9 @@ func (s *chargeSource) Next() bool {
 	}
 	r := &s.row
 	s.rows++
+	if s.progress != nil && s.rows%progressEvery == 0 {
+		s.progress(s.rows)
+	}
 	s.ch = store.Charge{
 		Line:               s.rd.Line(),
 		Source:             string(r.Source),

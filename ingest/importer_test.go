@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -207,5 +208,23 @@ func TestImportEmptyUploads(t *testing.T) {
 		if !errors.As(err, &ierr) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: err = %v, want an ImportError naming the file", name, err)
 		}
+	}
+}
+
+func TestImportReportsProgress(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	var buf bytes.Buffer
+	if err := curgen.Generate(&buf, 25_000, 7); err != nil {
+		t.Fatal(err)
+	}
+	var seen []int64
+	req := ImportRequest{Org: b.org, FileName: "cur.csv", Via: "test", Progress: func(rows int64) { seen = append(seen, rows) }}
+	res, err := b.im.Import(context.Background(), req, bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 25_000 || len(seen) != 2 || seen[0] != 10_000 || seen[1] != 20_000 {
+		t.Fatalf("rows %d, progress reports %v; want 25000 rows and reports at 10000, 20000", res.Rows, seen)
 	}
 }

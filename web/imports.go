@@ -106,7 +106,10 @@ func (s *Server) handleImportUpload(c echo.Context) error {
 		if err != nil {
 			return err
 		}
+		var done func()
+		req.Progress, done = s.progress.start(currentOrg(c).ID, c.FormValue("upload_key"))
 		res, err := s.importer.Import(c.Request().Context(), req, f)
+		done()
 		f.Close()
 		var ierr *ingest.ImportError
 		if err != nil && !errors.As(err, &ierr) {

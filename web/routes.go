@@ -82,6 +82,7 @@ func (s *Server) routes() {
 	// Imports: uploads, their history, and the generic column mapping.
 	e.GET("/imports", s.handleImports, app()...)
 	e.POST("/imports", s.handleImportUpload, app()...)
+	e.GET("/imports/progress", s.handleImportProgress, app()...)
 	e.GET("/imports/mapping", s.handleMappingShow, app()...)
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
 	e.GET("/imports/:id", s.handleImportShow, app()...)

@@ -37,6 +37,7 @@ type Server struct {
 	store    *store.Store
 	cfg      Config
 	importer *ingest.Importer
+	progress *uploadProgress
 	echo     *echo.Echo
 	metrics  *metrics
 }
@@ -57,6 +58,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
 	s.metrics = newMetrics()
+	s.progress = newUploadProgress()
 	s.routes()
 	return s
 }

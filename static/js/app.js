@@ -42,3 +42,28 @@ document.addEventListener("htmx:xhr:progress", function (evt) {
   bar.value = pct;
   if (status) status.textContent = pct < 100 ? "Uploading… " + pct + "%" : "Processing… rows are being checked and imported";
 });
+
+// Processing progress: each upload gets a random key; once the bytes are
+// sent, the page polls the server for the rows read under that key.
+var uploadPoll = null;
+document.addEventListener("htmx:configRequest", function (evt) {
+  var input = evt.detail.elt.querySelector && evt.detail.elt.querySelector("[data-upload-key]");
+  if (!input) return;
+  var key = Math.random().toString(36).slice(2) + Date.now().toString(36);
+  input.value = key;
+  evt.detail.parameters["upload_key"] = key;
+});
+document.addEventListener("htmx:xhr:progress", function (evt) {
+  var form = evt.target.closest && evt.target.closest("form");
+  var input = form && form.querySelector("[data-upload-key]");
+  if (!input || uploadPoll || !evt.detail.lengthComputable || evt.detail.loaded < evt.detail.total) return;
+  var status = form.querySelector("[data-upload-status]");
+  uploadPoll = setInterval(function () {
+    fetch("/imports/progress?key=" + encodeURIComponent(input.value), { credentials: "same-origin" })
+      .then(function (r) { return r.text(); })
+      .then(function (t) { if (status && uploadPoll) status.textContent = t; });
+  }, 700);
+});
+document.addEventListener("htmx:afterRequest", function () {
+  if (uploadPoll) { clearInterval(uploadPoll); uploadPoll = null; }
+});
