@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,53 @@ func TestBrowserSignupLandsOnDashboard(t *testing.T) {
 	org, err := chromedp.Run(ctx, chromedp.Text(`[data-testid=org-switcher]`))
 	if err != nil || !strings.Contains(org, "Engine Room") {
 		t.Fatalf("org switcher = %q, %v", org, err)
+	}
+}
+
+// TestBrowserUpload uploads a bill and a broken file through the form, as a
+// person would, and sees the summary of one and the error of the other.
+func TestBrowserUpload(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	_, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Uploaders"})
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Start()
+	t.Cleanup(ts.Close)
+	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})
+
+	sample, err := filepath.Abs(focusSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken, err := filepath.Abs("../ingest/testdata/exports/azure/empty_frame.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browsertest.New(t, 60*time.Second)
+	err = chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/login"),
+		chromedp.SendKeys(`input[name=email]`, owner.Email),
+		chromedp.SendKeys(`input[name=password]`, storetest.Password),
+		chromedp.Submit(`[data-testid=login-form]`),
+		chromedp.WaitVisible(`[data-testid=dashboard-empty]`),
+		chromedp.Navigate(ts.URL+"/imports"),
+		chromedp.SetUploadFiles(`[data-testid=upload-form] input[type=file]`, []string{sample, broken}),
+		chromedp.Click(`[data-testid=upload-form] button[type=submit]`),
+		chromedp.WaitVisible(`[data-testid=import-result]`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(ctx, chromedp.Text(`[data-testid=import-rows]`))
+	if err != nil || rows != "1000" {
+		t.Fatalf("rows shown = %q, %v; want 1000", rows, err)
+	}
+	msg, err := chromedp.Run(ctx, chromedp.Text(`[data-testid=import-error]`))
+	if err != nil || !strings.Contains(msg, "empty_frame.csv") || !strings.Contains(msg, "no data rows") {
+		t.Fatalf("error shown = %q, %v", msg, err)
+	}
+	history, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll(`[data-testid=import-row]`)))
+	if err != nil || len(history) != 2 {
+		t.Fatalf("history rows = %d, %v; want 2", len(history), err)
 	}
 }

@@ -35,7 +35,7 @@ func multipartUpload(t *testing.T, fields map[string]string, files map[string][]
 	return &buf, w.FormDataContentType()
 }
 
-func TestBrowserUploadShowsResultAndHistory(t *testing.T) {
+func TestUploadShowsResultAndHistory(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
