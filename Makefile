@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: help run test generate assets lint verify build
+.PHONY: help run test fuzz generate assets lint verify build
 
 help: ## list targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z\/]+:.*## /{printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -14,6 +14,11 @@ test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1
 	scripts/test-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+fuzz: ## run each parser fuzz target briefly (FUZZTIME, default 10s)
+	for target in FuzzOpen FuzzParse FuzzParseTagMap; do \
+		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$${FUZZTIME:-10s} ./ingest/ || exit 1; \
+	done
 
 generate: ## regenerate templ code
 	$(GO) tool templ generate
