@@ -14,6 +14,7 @@ require (
 	github.com/peterldowns/pgtestdb/migrators/golangmigrator v0.1.1
 	github.com/prometheus/client_golang v1.23.2
 	github.com/shopspring/decimal v1.4.0
+	github.com/stripe/stripe-go/v76 v76.25.0
 	golang.org/x/crypto v0.59.0
 )
 
