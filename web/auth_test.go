@@ -212,3 +212,25 @@ func TestLastOwnerStays(t *testing.T) {
 		t.Fatalf("owners = %d, want 1", n)
 	}
 }
+
+func TestOrgCreateAndSwitch(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "First"})
+	stranger, _ := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Stranger"})
+	c := b.client(t)
+	c.login(owner.Email)
+	c.get("/orgs/new")
+	wantStatus(t, c.post("/orgs", url.Values{"name": {"Second"}}), http.StatusSeeOther)
+	rec := c.get("/settings")
+	if got := doc(t, rec).Find(`[data-testid=org-slug]`).Text(); got != "second" {
+		t.Fatalf("after creating, looking at %q, want second", got)
+	}
+	wantStatus(t, c.post("/orgs/switch", url.Values{"slug": {first.Slug}}), http.StatusSeeOther)
+	if got := doc(t, c.get("/settings")).Find(`[data-testid=org-slug]`).Text(); got != first.Slug {
+		t.Fatalf("after switching, looking at %q, want %s", got, first.Slug)
+	}
+	// Someone else's org cannot be switched to; it looks like no org at all.
+	c.get("/dashboard")
+	wantStatus(t, c.post("/orgs/switch", url.Values{"slug": {stranger.Slug}}), http.StatusNotFound)
+}

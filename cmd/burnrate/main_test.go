@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -137,5 +139,31 @@ func TestImportCommand(t *testing.T) {
 	err = run(context.Background(), []string{"import", "--org", "nobody", "x.csv"}, e, &out, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), `no org with slug "nobody"`) {
 		t.Fatalf("unknown org: %v", err)
+	}
+}
+
+// TestMigrateDownAndUp runs every down migration and every up migration
+// again, so that the down files stay true to the up files.
+func TestMigrateDownAndUp(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	e := env(map[string]string{"DATABASE_URL": url})
+	latest, err := migrations.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "down", strconv.Itoa(int(latest))}, e, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if !strings.Contains(out.String(), "none") {
+		t.Fatalf("after down all: %q", out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"migrate", "up"}, e, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if want := "version: " + strconv.Itoa(int(latest)) + " dirty: false"; !strings.Contains(out.String(), want) {
+		t.Fatalf("after up: %q, want %q", out.String(), want)
 	}
 }
