@@ -313,3 +313,9 @@ func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output
 	}
 	return price.Cost(uncachedInput, cachedInput, output), true
 }
+
+// MappingFrom is the org's saved column mapping as the generic parser takes it.
+func MappingFrom(m store.ColumnMapping) *Mapping {
+	return &Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
+		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
+}

@@ -53,14 +53,9 @@ func (s *Server) importRequest(c echo.Context, fileName, source, via string) (in
 		if err != nil {
 			return req, err
 		}
-		req.Mapping = mappingFromStore(m)
+		req.Mapping = ingest.MappingFrom(m)
 	}
 	return req, nil
-}
-
-func mappingFromStore(m store.ColumnMapping) *ingest.Mapping {
-	return &ingest.Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
-		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
 }
 
 func outcomeOf(name string, res ingest.ImportResult, err error) views.ImportOutcome {

@@ -48,8 +48,7 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		if err != nil {
 			return fmt.Errorf("import: the generic format needs the org's column mapping (set it up under Imports): %w", err)
 		}
-		mapping = &ingest.Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
-			Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
+		mapping = ingest.MappingFrom(m)
 	}
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	enc := json.NewEncoder(stdout)
