@@ -39,6 +39,15 @@ func Sources() []Source {
 	return append(out, SourceGeneric)
 }
 
+// SourceNames lists the sources' names, for forms and usage texts.
+func SourceNames() []string {
+	var out []string
+	for _, s := range Sources() {
+		out = append(out, string(s))
+	}
+	return out
+}
+
 // ChargeCategory is the FOCUS ChargeCategory of a row.
 type ChargeCategory string
 

@@ -20,20 +20,12 @@ import (
 // historyLength is how many imports the history shows.
 const historyLength = 100
 
-func sourceNames() []string {
-	var out []string
-	for _, s := range ingest.Sources() {
-		out = append(out, string(s))
-	}
-	return out
-}
-
 func (s *Server) importsPage(c echo.Context, status int, outcomes []views.ImportOutcome) error {
 	history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
 	if err != nil {
 		return err
 	}
-	return render(c, status, views.ImportsPage(s.shell(c, "Imports", "imports"), sourceNames(), outcomes, history))
+	return render(c, status, views.ImportsPage(s.shell(c, "Imports", "imports"), ingest.SourceNames(), outcomes, history))
 }
 
 func (s *Server) handleImports(c echo.Context) error { return s.importsPage(c, http.StatusOK, nil) }

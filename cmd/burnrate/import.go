@@ -22,7 +22,7 @@ import (
 func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	slug := fs.String("org", "", "the org's slug (required)")
-	source := fs.String("source", "", "force a format instead of detecting it: "+strings.Join(sourceNames(), ", "))
+	source := fs.String("source", "", "force a format instead of detecting it: "+strings.Join(ingest.SourceNames(), ", "))
 	asJSON := fs.Bool("json", false, "print one JSON result per file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,14 +102,6 @@ func importFile(ctx context.Context, im *ingest.Importer, req ingest.ImportReque
 	}
 	defer f.Close()
 	return im.Import(ctx, req, f)
-}
-
-func sourceNames() []string {
-	var out []string
-	for _, s := range ingest.Sources() {
-		out = append(out, string(s))
-	}
-	return out
 }
 
 func deref(s *string) string {
