@@ -238,9 +238,9 @@ func adviceChart(adv pricing.Advice) map[string]any {
 	return map[string]any{
 		"animation": false,
 		"tooltip":   map[string]any{"trigger": "axis"},
-		"legend":    map[string]any{"data": []string{"Cost (USD)", "Hours"}},
+		"legend":    map[string]any{"data": []string{"Cost (USD)", "Hours"}, "top": 0},
 		"grid":      map[string]any{"left": 70, "right": 70, "bottom": 120, "top": 40},
-		"xAxis":     map[string]any{"type": "category", "data": labels, "axisLabel": map[string]any{"rotate": 25, "interval": 0}},
+		"xAxis":     map[string]any{"type": "category", "data": labels, "axisLabel": map[string]any{"rotate": 25, "interval": 0, "width": 150, "overflow": "truncate"}},
 		"yAxis": []map[string]any{
 			{"type": "value", "name": "USD", "axisLabel": map[string]any{"formatter": "${value}"}},
 			{"type": "value", "name": "hours", "splitLine": map[string]any{"show": false}},

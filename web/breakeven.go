@@ -348,7 +348,8 @@ func breakEvenChart(r pricing.BreakEvenResult, models []string, volume float64) 
 		}
 	}
 	sh := map[string]any{
-		"name": "Self-hosted (" + r.SelfHost.GPU + ")", "type": "line", "showSymbol": false, "data": self,
+		// Whole GPUs: the cost of a point holds back to the previous point.
+		"name": "Self-hosted (" + r.SelfHost.GPU + ")", "type": "line", "step": "start", "showSymbol": false, "data": self,
 		"lineStyle": map[string]any{"width": 3},
 	}
 	if volume > 0 {
@@ -362,7 +363,7 @@ func breakEvenChart(r pricing.BreakEvenResult, models []string, volume float64) 
 	return map[string]any{
 		"animation": false,
 		"tooltip":   map[string]any{"trigger": "axis"},
-		"legend":    map[string]any{"type": "scroll"},
+		"legend":    map[string]any{"type": "scroll", "top": 0},
 		"grid":      map[string]any{"left": 80, "right": 40, "bottom": 60, "top": 50},
 		"xAxis":     map[string]any{"type": "log", "name": "tokens / month", "nameLocation": "middle", "nameGap": 30, "axisLabel": map[string]any{"formatter": "tokens"}},
 		"yAxis":     map[string]any{"type": "log", "name": "USD / month", "axisLabel": map[string]any{"formatter": "usd"}},
