@@ -93,4 +93,25 @@ func (s *Server) routes() {
 	e.POST("/api/v1/imports", s.handleAPIImportCreate, api...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
+
+	// --- GPU advisor, break-even and prices (issues 5 and 6) ---
+	// The advisor and break-even pages are GETs of pure computations: their
+	// URLs are shareable and htmx asks the same URLs for result fragments.
+	// Everyone in the org looks; members save scenarios; admins set prices.
+	e.GET("/advisor", s.handleAdvisor, app()...)
+	e.GET("/breakeven", s.handleBreakEven, app()...)
+	e.POST("/breakeven/scenarios", s.handleScenarioCreate, app()...)
+	e.GET("/breakeven/scenarios/:id", s.handleScenarioShow, app()...)
+	e.POST("/breakeven/scenarios/:id/delete", s.handleScenarioDelete, app()...)
+	e.GET("/prices", s.handlePrices, app()...)
+	e.POST("/prices/gpu", s.handleGPUOverrideCreate, admin...)
+	e.POST("/prices/gpu/upload", s.handleGPUOverrideUpload, admin...)
+	e.POST("/prices/gpu/:id", s.handleGPUOverrideUpdate, admin...)
+	e.POST("/prices/gpu/:id/delete", s.handleGPUOverrideDelete, admin...)
+	e.POST("/prices/llm", s.handleLLMOverrideCreate, admin...)
+	e.POST("/prices/llm/:id", s.handleLLMOverrideUpdate, admin...)
+	e.POST("/prices/llm/:id/delete", s.handleLLMOverrideDelete, admin...)
+	e.POST("/api/v1/advise", s.handleAPIAdvise, api...)
+	e.POST("/api/v1/breakeven", s.handleAPIBreakEven, api...)
+	// --- end GPU advisor, break-even and prices ---
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -32,11 +34,34 @@ func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) o
 	if err != nil {
 		t.Fatal(err)
 	}
+	gpu, err := b.st.UpsertGPUPriceOverrides(ctx(), org.ID, owner.ID, []store.GPUPriceOverrideInput{{
+		Provider: "aws", InstanceType: "p5.48xlarge", OnDemand: ptr(decimal.RequireFromString("8")),
+	}})
+	if err != nil || gpu != 1 {
+		t.Fatal(err)
+	}
+	gpus, err := b.st.GPUPriceOverrides(ctx(), org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm, err := b.st.UpsertLLMPriceOverride(ctx(), org.ID, owner.ID, store.LLMPriceOverrideInput{
+		Model: "gpt-4.1-mini", Input: decimal.RequireFromString("0.1"), Output: decimal.RequireFromString("0.4"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := b.st.CreateScenario(ctx(), org.ID, owner.ID, store.ScenarioBreakEven, "B's plan", []byte(`{"model":"gpt-4.1-mini","input_tokens":1e6,"output_tokens":1e6}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return orgFixtures{
-		"/imports/:id":      itoa(imp.ID),
-		"/members/:user_id": itoa(member.ID),
-		"/invites/:id":      itoa(inv.ID),
-		"/tokens/:id":       itoa(tok.ID),
+		"/imports/:id":             itoa(imp.ID),
+		"/members/:user_id":        itoa(member.ID),
+		"/invites/:id":             itoa(inv.ID),
+		"/tokens/:id":              itoa(tok.ID),
+		"/prices/gpu/:id":          itoa(gpus[0].ID),
+		"/prices/llm/:id":          itoa(llm.ID),
+		"/breakeven/scenarios/:id": itoa(sc.ID),
 	}
 }
 
@@ -112,5 +137,14 @@ func TestCrossTenantRoutesAre404(t *testing.T) {
 	}
 	if toks, _ := b.st.APITokens(ctx(), orgB.ID); toks[0].RevokedAt != nil {
 		t.Fatal("org B's token was revoked from org A")
+	}
+	if gpus, _ := b.st.GPUPriceOverrides(ctx(), orgB.ID); len(gpus) != 1 || gpus[0].OnDemand.String() != "8" {
+		t.Fatalf("org B's GPU prices changed from org A: %+v", gpus)
+	}
+	if llm, _ := b.st.LLMPriceOverrides(ctx(), orgB.ID); len(llm) != 1 || llm[0].Input.String() != "0.1" {
+		t.Fatalf("org B's LLM prices changed from org A: %+v", llm)
+	}
+	if scs, _ := b.st.Scenarios(ctx(), orgB.ID, store.ScenarioBreakEven); len(scs) != 1 {
+		t.Fatal("org B's scenario was deleted from org A")
 	}
 }

@@ -33,8 +33,15 @@ Commands:
                              create an org and print its slug and an API token
   import --org SLUG [--source NAME] [--json] FILE...
                              import billing exports / LLM usage logs (CSV or .csv.gz)
+  advise --job JOB (--model NAME | --params N) [--precision bf16] [--tokens N]
+         [--seq-len N] [--spot] [--gpu NAME] [--provider NAME] [--mfu F] [--json]
+                             the cheapest GPU configuration for a job
+  breakeven --model NAME --input-tokens N --output-tokens N [--cached-tokens N]
+         [--gpu NAME] [--gpu-price USD] [--throughput N] [--utilization F] [--json]
+                             LLM API vs self-hosted GPUs for a monthly volume
 
-Every command reads DATABASE_URL; without it, Burnrate starts its own private
+advise and breakeven use the shipped prices and need no database unless given
+--org SLUG (the org's own prices). Every other command reads DATABASE_URL; without it, Burnrate starts its own private
 Postgres under ./.burnrate (BURNRATE_DATA_DIR). Run 'burnrate <command> -h'
 for a command's flags.
 `
@@ -73,6 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runOrg(ctx, cfg, log, rest, stdout)
 	case "import":
 		return runImport(ctx, cfg, log, rest, stdout)
+	case "advise":
+		return runAdvise(ctx, cfg, log, rest, stdout)
+	case "breakeven":
+		return runBreakEven(ctx, cfg, log, rest, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

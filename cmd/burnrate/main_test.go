@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,8 +153,12 @@ func TestMigrateDownAndUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ups, err := fs.Glob(migrations.FS, "*.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"migrate", "down", strconv.Itoa(int(latest))}, e, &out, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), []string{"migrate", "down", strconv.Itoa(len(ups))}, e, &out, &bytes.Buffer{}); err != nil {
 		t.Fatalf("down: %v", err)
 	}
 	if !strings.Contains(out.String(), "none") {

@@ -67,3 +67,58 @@ document.addEventListener("htmx:xhr:progress", function (evt) {
 document.addEventListener("htmx:afterRequest", function () {
   if (uploadPoll) { clearInterval(uploadPoll); uploadPoll = null; }
 });
+
+// Charts: an element with data-chart="ID" is drawn with Apache ECharts from
+// the option in <script type="application/json" id="ID">. Pages that chart
+// load /static/vendor/echarts.min.js themselves; others skip this.
+// Formatters cannot travel in JSON, so a few are named instead.
+var burnrateFormatters = {
+  tokens: function (v) {
+    if (v >= 1e12) return v / 1e12 + "T";
+    if (v >= 1e9) return v / 1e9 + "B";
+    if (v >= 1e6) return v / 1e6 + "M";
+    if (v >= 1e3) return v / 1e3 + "k";
+    return String(v);
+  },
+  usd: function (v) {
+    if (v >= 1e6) return "$" + v / 1e6 + "M";
+    if (v >= 1e3) return "$" + v / 1e3 + "k";
+    return "$" + v;
+  },
+};
+
+function burnrateAxisFormatters(axes) {
+  [].concat(axes || []).forEach(function (ax) {
+    var f = ax && ax.axisLabel && ax.axisLabel.formatter;
+    if (typeof f === "string" && burnrateFormatters[f]) ax.axisLabel.formatter = burnrateFormatters[f];
+  });
+}
+
+function burnrateRenderCharts() {
+  if (!window.echarts) return;
+  document.querySelectorAll("[data-chart]").forEach(function (el) {
+    var src = document.getElementById(el.getAttribute("data-chart"));
+    if (!src) return;
+    var option;
+    try {
+      option = JSON.parse(src.textContent);
+    } catch (e) {
+      return;
+    }
+    burnrateAxisFormatters(option.xAxis);
+    burnrateAxisFormatters(option.yAxis);
+    var old = echarts.getInstanceByDom(el);
+    if (old) old.dispose();
+    echarts.init(el, null, { renderer: "svg" }).setOption(option);
+  });
+}
+
+document.addEventListener("DOMContentLoaded", burnrateRenderCharts);
+document.addEventListener("htmx:afterSettle", burnrateRenderCharts);
+window.addEventListener("resize", function () {
+  if (!window.echarts) return;
+  document.querySelectorAll("[data-chart]").forEach(function (el) {
+    var c = echarts.getInstanceByDom(el);
+    if (c) c.resize();
+  });
+});

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web"
+)
+
+// runAdvise is 'burnrate advise': the GPU advisor for one job, from flags
+// that build the same request as POST /api/v1/advise (web.AdviseBody). It
+// needs no database unless --org asks for the org's prices.
+func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var b web.AdviseBody
+	var params, tokens, inputTokens, target string
+	var mfu, eta float64
+	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
+	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
+	fs.StringVar(&params, "params", "", "parameter count of a custom model instead of --model (e.g. 13e9 or 13B)")
+	fs.StringVar(&b.Precision, "precision", "bf16", "weights: fp32, bf16, fp16, fp8, int8, int4")
+	fs.StringVar(&tokens, "tokens", "", "training tokens, or tokens to generate (batch inference); 1e9, 1B, 500M …")
+	fs.StringVar(&inputTokens, "input-tokens", "", "prompt tokens to read (batch inference)")
+	fs.IntVar(&b.SeqLen, "seq-len", 0, "sequence length / context per sequence (default 4096)")
+	fs.IntVar(&b.Concurrency, "concurrency", 0, "concurrent sequences (serving), or a batch cap (batch inference)")
+	fs.StringVar(&target, "target-tokens-per-s", "", "generated tokens per second to sustain (serving)")
+	fs.Float64Var(&b.DeadlineHours, "deadline-hours", 0, "finish within this many hours (0: no deadline)")
+	fs.BoolVar(&b.Spot, "spot", false, "allow spot/preemptible prices (with the interruption overhead)")
+	fs.StringVar(&b.GPU, "gpu", "", "only this GPU type, e.g. H100, A100-80GB, L4")
+	fs.StringVar(&b.Provider, "provider", "", "only these providers, comma-separated (aws, gcp, azure, lambda, runpod, …)")
+	fs.IntVar(&b.MaxGPUs, "max-gpus", 0, "most GPUs in one configuration (default 64)")
+	fs.Float64Var(&mfu, "mfu", 0, "model-FLOPs utilisation (default 0.4)")
+	fs.Float64Var(&eta, "eta", 0, "achievable fraction of memory bandwidth in decode (default 0.7)")
+	fs.BoolVar(&b.IncludeSuspicious, "include-suspicious", false, "use prices flagged as suspicious (GCP a2/a3/a4)")
+	fs.IntVar(&b.MaxOptions, "max-options", 0, "options to list (default 20; -1: all)")
+	org := fs.String("org", "", "use this org's prices (needs the database)")
+	fs.StringVar(&b.PriceSource, "price-source", "", "with --org: catalog, overrides (default) or paid")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("advise: unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	count := func(name, s string) float64 {
+		f, e := web.ParseCount(s)
+		if e != nil {
+			err = errors.Join(err, fmt.Errorf("--%s: %w", name, e))
+		}
+		return f
+	}
+	b.Params = count("params", params)
+	b.Tokens = count("tokens", tokens)
+	b.InputTokens = count("input-tokens", inputTokens)
+	b.TargetTokensPerSec = count("target-tokens-per-s", target)
+	if err != nil {
+		return fmt.Errorf("advise: %w", err)
+	}
+	if mfu != 0 {
+		b.MFU = &mfu
+	}
+	if eta != 0 {
+		b.Eta = &eta
+	}
+
+	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
+	if err != nil {
+		return fmt.Errorf("advise: %w", err)
+	}
+	defer done()
+	adv, _, err := web.Advise(ctx, st, orgID, b, time.Now())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(adv)
+	}
+	fmt.Fprintln(stdout, adv.Summary)
+	if len(adv.Options) > 0 {
+		fmt.Fprintln(stdout)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/1M tok\tmem GB need/have\t")
+		for _, o := range adv.Options {
+			perM := "-"
+			if o.USDPerMTok != nil {
+				perM = o.USDPerMTok.StringFixed(4)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d× %s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t\n", o.Provider, o.InstanceType, o.GPUs, o.GPU,
+				o.Pricing, o.Hours, o.GPUHours, o.CostUSD.StringFixed(2), perM, o.MemoryNeededGB, o.MemoryAvailableGB)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(stdout, "\n%d configuration(s) excluded (--json lists them with why). Prices: %s, as of %s.\n",
+		len(adv.Excluded), adv.Assumptions.PriceSource, adv.Assumptions.PriceAsOf)
+	return nil
+}
+
+func jobList() string {
+	names := make([]string, len(pricing.JobTypes))
+	for i, j := range pricing.JobTypes {
+		names[i] = string(j)
+	}
+	return strings.Join(names, "|")
+}
+
+// orgStore opens the database and finds the org when slug is set, for its
+// prices; without one, the shipped catalog is the only source (and an
+// explicit other source is an error). done closes what was opened.
+func orgStore(ctx context.Context, cfg Config, log *slog.Logger, slug string, source *string) (*store.Store, int64, func(), error) {
+	if slug == "" {
+		if *source != "" && *source != web.PriceCatalog {
+			return nil, 0, func() {}, fmt.Errorf("--price-source %s needs --org", *source)
+		}
+		*source = web.PriceCatalog
+		return nil, 0, func() {}, nil
+	}
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return nil, 0, func() {}, err
+	}
+	org, err := db.store.OrgBySlug(ctx, slug)
+	if err != nil {
+		db.close()
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, 0, func() {}, fmt.Errorf("no org %q", slug)
+		}
+		return nil, 0, func() {}, err
+	}
+	return db.store, org.ID, db.close, nil
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestAdviseJSON(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	// No DATABASE_URL and no --org: the shipped catalog, no database.
+	err := run(context.Background(), []string{"advise", "--job", "lora", "--model", "llama-3.1-8b", "--tokens", "1B",
+		"--provider", "aws", "--spot", "--mfu", "0.35", "--json"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Options []struct {
+			Provider     string          `json:"provider"`
+			InstanceType string          `json:"instance_type"`
+			Pricing      string          `json:"pricing"`
+			CostUSD      decimal.Decimal `json:"cost_usd"`
+			Reason       string          `json:"reason"`
+		} `json:"options"`
+		Excluded    []map[string]string `json:"excluded"`
+		Assumptions struct {
+			MFU float64 `json:"mfu"`
+		} `json:"assumptions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %.500s", err, out.String())
+	}
+	if len(got.Options) < 2 || len(got.Excluded) == 0 || got.Assumptions.MFU != 0.35 {
+		t.Fatalf("advise --json = %.1000s", out.String())
+	}
+	for i, o := range got.Options {
+		if o.Provider != "aws" {
+			t.Fatalf("option %d from %s", i, o.Provider)
+		}
+		if i > 0 && o.CostUSD.LessThan(got.Options[i-1].CostUSD) {
+			t.Fatalf("option %d ($%s) cheaper than option %d ($%s): not cheapest first", i, o.CostUSD, i-1, got.Options[i-1].CostUSD)
+		}
+	}
+
+	// The same request as the API's: plain output states the winner.
+	out.Reset()
+	if err := run(context.Background(), []string{"advise", "--job", "qlora", "--params", "65B", "--tokens", "100M", "--gpu", "RTXA6000"},
+		env(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "is cheapest at $") || !strings.Contains(out.String(), "RTXA6000") {
+		t.Fatalf("advise printed:\n%s", out.String())
+	}
+
+	for name, args := range map[string][]string{
+		"UnknownJob":  {"advise", "--job", "juggling", "--model", "llama-3.1-8b", "--tokens", "1B"},
+		"NoModel":     {"advise", "--job", "lora", "--tokens", "1B"},
+		"BadCount":    {"advise", "--job", "lora", "--model", "llama-3.1-8b", "--tokens", "lots"},
+		"SourceNoOrg": {"advise", "--job", "lora", "--model", "llama-3.1-8b", "--tokens", "1B", "--price-source", "paid"},
+	} {
+		if err := run(context.Background(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestBreakEvenJSON(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	// The issue's worked case: one H100 at $2.99/h (~$2,183/month) against
+	// gpt-4.1-mini at 3:1 input:output breaks even near 3.1B tokens/month.
+	err := run(context.Background(), []string{"breakeven", "--model", "gpt-4.1-mini", "--input-tokens", "300M", "--output-tokens", "100M",
+		"--gpu", "H100", "--gpu-price", "2.99", "--throughput", "5000", "--utilization", "1", "--peak-factor", "1", "--json"},
+		env(nil), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		API       decimal.Decimal `json:"api_cost_month_usd"`
+		SelfHost  decimal.Decimal `json:"self_host_cost_month_usd"`
+		GPUs      int             `json:"gpus_needed"`
+		BreakEven *int64          `json:"break_even_tokens_per_month"`
+		Util      *float64        `json:"utilization_at_break_even"`
+		Verdict   string          `json:"verdict"`
+		Curve     []struct {
+			Tokens   int64           `json:"tokens_per_month"`
+			API      decimal.Decimal `json:"api_usd"`
+			SelfHost decimal.Decimal `json:"self_host_usd"`
+		} `json:"curve"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %.500s", err, out.String())
+	}
+	if got.API.String() != "280" || got.SelfHost.String() != "2182.7" || got.GPUs != 1 || len(got.Curve) == 0 || got.Verdict == "" {
+		t.Fatalf("breakeven --json = %.800s", out.String())
+	}
+	// $2,182.70 / $0.70 per 1M blended = 3.118B tokens.
+	if got.BreakEven == nil || *got.BreakEven < 3.1e9 || *got.BreakEven > 3.13e9 {
+		t.Fatalf("break-even = %v", got.BreakEven)
+	}
+
+	for name, args := range map[string][]string{
+		"NoModel":      {"breakeven", "--input-tokens", "1M", "--output-tokens", "1M"},
+		"UnknownModel": {"breakeven", "--model", "gpt-17", "--input-tokens", "1M", "--output-tokens", "1M"},
+		"BadPrice":     {"breakeven", "--model", "gpt-4.1-mini", "--input-tokens", "1M", "--gpu", "H100", "--gpu-price", "cheap"},
+	} {
+		if err := run(context.Background(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestAdviseWithOrgPrices(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Priced"})
+	price := decimal.RequireFromString("8")
+	if _, err := st.UpsertGPUPriceOverrides(context.Background(), org.ID, owner.ID, []store.GPUPriceOverrideInput{
+		{Provider: "aws", InstanceType: "p5.48xlarge", OnDemand: &price},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"advise", "--job", "full-finetune", "--model", "llama-3.1-8b", "--tokens", "1B",
+		"--gpu", "H100", "--provider", "aws", "--org", org.Slug, "--json"},
+		env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4.2288 h on one p5.48xlarge at the org's $8.00/h (see the web test).
+	if !strings.Contains(out.String(), `"cost_usd": "33.83"`) {
+		t.Fatalf("advise --org printed %.1500s", out.String())
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/web"
+)
+
+// runBreakEven is 'burnrate breakeven': API vs self-hosted for a monthly
+// volume, from flags that build the same request as POST /api/v1/breakeven
+// (web.BreakEvenBody). It needs no database unless --org asks for the org's
+// prices.
+func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("breakeven", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var b web.BreakEvenBody
+	var input, output, cached, throughput, gpuPrice, overhead, openParams string
+	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (required)")
+	fs.StringVar(&input, "input-tokens", "", "uncached input tokens per month (1e9, 1B, 300M …)")
+	fs.StringVar(&output, "output-tokens", "", "output tokens per month")
+	fs.StringVar(&cached, "cached-tokens", "", "cache-read input tokens per month")
+	fs.StringVar(&b.OpenModel, "open-model", "", "self-hosted open model (default llama-3.1-8b)")
+	fs.StringVar(&openParams, "open-params", "", "parameter count of a custom self-hosted model instead of --open-model")
+	fs.StringVar(&b.Precision, "precision", "", "self-hosted weights: fp32, bf16 (default), fp16, fp8, int8, int4")
+	fs.StringVar(&b.GPU, "gpu", "", "GPU type to self-host on (default: the advisor picks)")
+	fs.StringVar(&gpuPrice, "gpu-price", "", "your USD per GPU-hour instead of the catalog's")
+	fs.StringVar(&throughput, "throughput", "", "measured tokens/s per GPU instead of the modelled figure")
+	fs.Float64Var(&b.Utilization, "utilization", 0, "target GPU utilisation at the peak hour, 0–1 (default 0.7)")
+	fs.Float64Var(&b.PeakFactor, "peak-factor", 0, "peak-hour rate over the average (default 2)")
+	fs.StringVar(&overhead, "overhead", "", "fixed monthly self-hosting overhead in USD (ops, storage, egress)")
+	fs.BoolVar(&b.Spot, "spot", false, "price GPUs at spot rates")
+	fs.StringVar(&b.Provider, "provider", "", "only these GPU providers, comma-separated")
+	fs.IntVar(&b.SeqLen, "seq-len", 0, "context per sequence for the throughput model (default 4096)")
+	org := fs.String("org", "", "use this org's prices (needs the database)")
+	fs.StringVar(&b.PriceSource, "price-source", "", "with --org: catalog, overrides (default) or paid")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("breakeven: unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	count := func(name, s string) float64 {
+		f, e := web.ParseCount(s)
+		if e != nil {
+			err = errors.Join(err, fmt.Errorf("--%s: %w", name, e))
+		}
+		return f
+	}
+	money := func(name, s string) *decimal.Decimal {
+		if s == "" {
+			return nil
+		}
+		d, e := decimal.NewFromString(s)
+		if e != nil {
+			err = errors.Join(err, fmt.Errorf("--%s: %q is not an amount in USD", name, s))
+			return nil
+		}
+		return &d
+	}
+	b.InputTokens = count("input-tokens", input)
+	b.OutputTokens = count("output-tokens", output)
+	b.CachedTokens = count("cached-tokens", cached)
+	b.Throughput = count("throughput", throughput)
+	b.OpenParams = count("open-params", openParams)
+	b.GPUPrice = money("gpu-price", gpuPrice)
+	b.OverheadMonthUSD = money("overhead", overhead)
+	if err != nil {
+		return fmt.Errorf("breakeven: %w", err)
+	}
+
+	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
+	if err != nil {
+		return fmt.Errorf("breakeven: %w", err)
+	}
+	defer done()
+	res, _, err := web.BreakEven(ctx, st, orgID, b, time.Now())
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintln(stdout, res.Verdict)
+	fmt.Fprintf(stdout, "\nAPI:         $%s/month\n", res.APICostMonthUSD.StringFixed(2))
+	fmt.Fprintf(stdout, "self-hosted: $%s/month (%d× %s, %s, $%s/GPU-hour, %.0f tokens/s per GPU %s)\n",
+		res.SelfHostCostMonthUSD.StringFixed(2), res.GPUsNeeded, res.SelfHost.GPU, res.SelfHost.Pricing,
+		res.SelfHost.USDPerGPUHour.StringFixed(2), res.SelfHost.TokensPerSecPerGPU, res.SelfHost.ThroughputSource)
+	if res.BreakEvenTokensPerMonth != nil {
+		fmt.Fprintf(stdout, "break-even:  %d tokens/month at %.0f%% average GPU utilisation\n", *res.BreakEvenTokensPerMonth, *res.UtilizationAtBreakEven*100)
+	} else {
+		fmt.Fprintln(stdout, "break-even:  never")
+	}
+	for _, m := range res.Models[1:] {
+		fmt.Fprintf(stdout, "  %s: %s\n", m.Model, m.Verdict)
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// handleAdvisor shows the GPU advisor. The form is a GET of a pure
+// computation, so its URL is shareable and needs no CSRF token; htmx asks
+// for the results fragment alone as the inputs change.
+func (s *Server) handleAdvisor(c echo.Context) error {
+	form := withDefaults(c.QueryParams(), advisorDefaults())
+	v, err := s.adviceView(c, form)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if len(v.Errors) > 0 {
+		status = http.StatusUnprocessableEntity
+	}
+	if isHTMX(c) {
+		return render(c, status, views.AdviceResults(v))
+	}
+	return render(c, status, views.AdvisorPage(s.shell(c, "GPU advisor", "advisor"), v))
+}
+
+// handleAPIAdvise is POST /api/v1/advise: the `burnrate advise --json`
+// result for a JSON body of the CLI's flags.
+func (s *Server) handleAPIAdvise(c echo.Context) error {
+	var b AdviseBody
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	adv, _, err := Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, adv)
+}
+
+// decodeJSON reads a request body strictly: unknown fields are typos the
+// caller wants to hear about.
+func decodeJSON(c echo.Context, v any) error {
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return badInput("body is not valid JSON: %v", err)
+		case errors.As(err, &te):
+			return badInput("field %s: expected a %s, got a JSON %s", te.Field, te.Type, te.Value)
+		}
+		return badInput("body: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, error) {
+	v := views.AdviceView{Form: form, Link: "/advisor?" + form.Encode()}
+	b, errs := adviseBodyFromForm(form)
+	if len(errs) > 0 {
+		p, err := LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, PriceCatalog, time.Now())
+		if err != nil {
+			return v, err
+		}
+		v.Errors, v.Prices = errs, priceInfo(p)
+		return v, nil
+	}
+	adv, p, err := Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	v.Prices = priceInfo(p)
+	var ie *inputError
+	switch {
+	case errors.As(err, &ie):
+		v.Errors = strings.Split(ie.msg, "; ")
+		if p.Catalog == nil {
+			p, _ = LoadOrgPrices(c.Request().Context(), nil, 0, PriceCatalog, time.Now())
+			v.Prices = priceInfo(p)
+		}
+		return v, nil
+	case err != nil:
+		return v, err
+	}
+	v.Advice = &adv
+	v.Chart = adviceChart(adv)
+	return v, nil
+}
+
+// advisorDefaults is the job the advisor opens with, and every assumption.
+func advisorDefaults() url.Values {
+	v := url.Values{
+		"job": {string(pricing.JobFullFinetune)}, "model": {"llama-3.1-8b"}, "precision": {"bf16"},
+		"tokens": {"1B"}, "seq_len": {"4096"}, "max_gpus": {"64"}, "price_source": {PriceOverrides},
+	}
+	for k, val := range assumptionValues(pricing.DefaultAssumptions()) {
+		v.Set(k, val)
+	}
+	return v
+}
+
+// withDefaults fills keys the query does not have at all from defaults. A
+// submitted form has every text field (perhaps empty) and leaves out only
+// unticked boxes, which default to off.
+func withDefaults(q, defaults url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range q {
+		out[k] = vs
+	}
+	for k, vs := range defaults {
+		if _, ok := out[k]; !ok {
+			out[k] = vs
+		}
+	}
+	return out
+}
+
+// assumptionValues formats every assumption for the form, by JSON name.
+func assumptionValues(a pricing.Assumptions) map[string]string {
+	raw, _ := json.Marshal(a)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	out := map[string]string{}
+	for k, v := range m {
+		switch x := v.(type) {
+		case float64:
+			out[k] = strconv.FormatFloat(x, 'g', 6, 64)
+		case string:
+			out[k] = x
+		}
+	}
+	return out
+}
+
+// adviseBodyFromForm reads the advisor form; errs name each field that is
+// not a number.
+func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
+	var errs []string
+	count := func(key, label string) float64 {
+		f, err := ParseCount(v.Get(key))
+		if err != nil {
+			errs = append(errs, label+": "+err.Error())
+		}
+		return f
+	}
+	integer := func(key, label string) int {
+		f := count(key, label)
+		if f != float64(int(f)) {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a whole number", label, v.Get(key)))
+		}
+		return int(f)
+	}
+	b := AdviseBody{
+		Job: v.Get("job"), Precision: v.Get("precision"), GPU: v.Get("gpu"), Providers: v["providers"],
+		Spot: v.Get("spot") != "", IncludeSuspicious: v.Get("include_suspicious") != "", PriceSource: v.Get("price_source"),
+	}
+	if m := strings.TrimSpace(v.Get("model")); m != "" && m != "custom" {
+		b.Model = m
+	} else {
+		b.Params = count("params", "Parameters")
+	}
+	b.Tokens = count("tokens", "Tokens")
+	b.InputTokens = count("input_tokens", "Prompt tokens")
+	b.SeqLen = integer("seq_len", "Sequence length")
+	b.Concurrency = integer("concurrency", "Concurrency")
+	b.TargetTokensPerSec = count("target_tokens_per_s", "Target tokens/s")
+	b.DeadlineHours = count("deadline_hours", "Deadline")
+	b.MaxGPUs = integer("max_gpus", "Max GPUs")
+	a := map[string]any{}
+	for _, f := range views.AssumptionFields {
+		s := strings.TrimSpace(v.Get(f.Key))
+		if s == "" {
+			continue // keeps the default
+		}
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a number", f.Label, s))
+			continue
+		}
+		a[f.Key] = n
+	}
+	if r := v.Get("activation_recompute"); r != "" {
+		a["activation_recompute"] = r
+	}
+	if len(a) > 0 {
+		b.Assumptions, _ = json.Marshal(a)
+	}
+	return b, errs
+}
+
+func priceInfo(p OrgPrices) views.PriceInfo {
+	pi := views.PriceInfo{
+		Source: p.Source, GPUOverrides: p.GPUOverrides, LLMOverrides: p.LLMOverrides,
+		PaidRates: len(p.Paid), PaidUsed: p.PaidUsed,
+	}
+	if p.Catalog != nil {
+		pi.CatalogSource, pi.CatalogAsOf = p.Catalog.Source, p.Catalog.AsOf
+	}
+	if p.LLM != nil {
+		pi.LLMSource, pi.LLMAsOf = p.LLM.Source, p.LLM.AsOf
+	}
+	if !p.PaidFrom.IsZero() {
+		pi.PaidWindow = p.PaidFrom.Format(time.DateOnly) + " to " + p.PaidTo.Format(time.DateOnly)
+	}
+	return pi
+}
+
+// adviceChart is the ECharts option comparing cost and time of the top
+// options (app.js draws it).
+func adviceChart(adv pricing.Advice) map[string]any {
+	n := min(len(adv.Options), 8)
+	labels := make([]string, 0, n)
+	costs := make([]float64, 0, n)
+	hours := make([]float64, 0, n)
+	for _, o := range adv.Options[:n] {
+		l := o.Provider + " " + o.InstanceType
+		if o.Instances > 1 {
+			l += fmt.Sprintf(" ×%d", o.Instances)
+		}
+		if o.Pricing == "spot" {
+			l += " (spot)"
+		}
+		labels = append(labels, l)
+		costs = append(costs, o.CostUSD.InexactFloat64())
+		hours = append(hours, o.Hours)
+	}
+	return map[string]any{
+		"animation": false,
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"data": []string{"Cost (USD)", "Hours"}, "top": 0},
+		"grid":      map[string]any{"left": 70, "right": 70, "bottom": 120, "top": 40},
+		"xAxis":     map[string]any{"type": "category", "data": labels, "axisLabel": map[string]any{"rotate": 25, "interval": 0, "width": 150, "overflow": "truncate"}},
+		"yAxis": []map[string]any{
+			{"type": "value", "name": "USD", "axisLabel": map[string]any{"formatter": "${value}"}},
+			{"type": "value", "name": "hours", "splitLine": map[string]any{"show": false}},
+		},
+		"series": []map[string]any{
+			{"name": "Cost (USD)", "type": "bar", "data": costs},
+			{"name": "Hours", "type": "line", "yAxisIndex": 1, "data": hours},
+		},
+	}
+}

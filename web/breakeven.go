@@ -1,0 +1,372 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// usageWindow is how much of the org's LLM usage the break-even defaults
+// come from: the last 30 days, taken as one month.
+const usageWindow = 30
+
+// handleBreakEven shows the break-even page; like the advisor, a GET whose
+// URL is the scenario, and a fragment for htmx.
+func (s *Server) handleBreakEven(c echo.Context) error {
+	return s.breakEvenPage(c, c.QueryParams(), nil, "", "")
+}
+
+// handleAPIBreakEven is POST /api/v1/breakeven: the `burnrate breakeven
+// --json` result for a JSON body of the CLI's flags.
+func (s *Server) handleAPIBreakEven(c echo.Context) error {
+	var b BreakEvenBody
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	res, _, err := BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// breakEvenPage renders the page (or, for htmx, the results) for the query
+// q, filling what q lacks from the org's own usage.
+func (s *Server) breakEvenPage(c echo.Context, q url.Values, sc *store.Scenario, saveName, saveErr string) error {
+	v, err := s.breakEvenView(c, q)
+	if err != nil {
+		return err
+	}
+	v.Scenario, v.SaveName, v.SaveError = sc, saveName, saveErr
+	status := http.StatusOK
+	if len(v.Errors) > 0 || saveErr != "" {
+		status = http.StatusUnprocessableEntity
+	}
+	if isHTMX(c) {
+		return render(c, status, views.BreakEvenResults(s.fragmentShell(c), v))
+	}
+	title := "Break-even"
+	if sc != nil {
+		title = sc.Name + " · Break-even"
+	}
+	return render(c, status, views.BreakEvenPage(s.shell(c, title, "breakeven"), v))
+}
+
+// fragmentShell is the little of the shell a fragment needs (who may write,
+// the CSRF token); unlike shell it leaves the session's flash alone.
+func (s *Server) fragmentShell(c echo.Context) views.Shell {
+	return views.Shell{User: currentUser(c), Org: currentOrg(c), Role: currentRole(c), CSRF: csrfToken(c)}
+}
+
+func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenView, error) {
+	ctx := c.Request().Context()
+	st, org := s.db(c), currentOrg(c)
+	now := time.Now()
+	// The last 30 whole days up to today, in the org's time zone.
+	y, m, d := now.In(org.Location()).Date()
+	to := time.Date(y, m, d, 0, 0, 0, 0, org.Location()).AddDate(0, 0, 1)
+	from := to.AddDate(0, 0, -usageWindow)
+	usage, err := st.LLMUsageByModel(ctx, org.ID, from, to)
+	if err != nil {
+		return views.BreakEvenView{}, err
+	}
+	peak, err := st.LLMPeakFactor(ctx, org.ID, from, to)
+	if err != nil {
+		return views.BreakEvenView{}, err
+	}
+	scenarios, err := st.Scenarios(ctx, org.ID, store.ScenarioBreakEven)
+	if err != nil {
+		return views.BreakEvenView{}, err
+	}
+	form := url.Values{}
+	for k, vs := range q {
+		if k != "_csrf" && k != "name" {
+			form[k] = vs
+		}
+	}
+	form = withDefaults(form, breakEvenDefaults(usage, peak))
+	v := views.BreakEvenView{
+		Form: form, Link: "/breakeven?" + form.Encode(), Usage: usage, Peak: peak, Scenarios: scenarios,
+		UsageFrom: from.Format(time.DateOnly), UsageTo: to.AddDate(0, 0, -1).Format(time.DateOnly),
+	}
+	b, errs := breakEvenBodyFromForm(form)
+	if len(errs) > 0 {
+		p, _ := LoadOrgPrices(ctx, nil, 0, PriceCatalog, now)
+		v.Errors, v.Prices = errs, priceInfo(p)
+		return v, nil
+	}
+	res, p, err := BreakEven(ctx, st, org.ID, b, now)
+	if p.Catalog == nil {
+		p, _ = LoadOrgPrices(ctx, nil, 0, PriceCatalog, now)
+	}
+	v.Prices = priceInfo(p)
+	var ie *inputError
+	switch {
+	case errors.As(err, &ie):
+		v.Errors = strings.Split(ie.msg, "; ")
+		return v, nil
+	case err != nil:
+		return v, err
+	}
+	v.Result = &res
+	v.Chart = breakEvenChart(res, b.ModelList(), b.InputTokens+b.OutputTokens+b.CachedTokens)
+	return v, nil
+}
+
+// breakEvenDefaults starts from the org's last 30 days of LLM usage (all
+// models), compared against its biggest priced model, with its measured
+// peak factor.
+func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
+	t := views.UsageTotals(usage)
+	model := "gpt-4.1-mini"
+	for _, u := range usage {
+		if _, ok := pricing.DefaultLLMPrices().Lookup(u.Model); ok {
+			model = u.Model
+			break
+		}
+	}
+	pf := "2"
+	if peak.Factor >= 1 {
+		pf = strconv.FormatFloat(peak.Factor, 'f', 2, 64)
+	}
+	return url.Values{
+		"models": {model}, "input_tokens": {strconv.FormatInt(t.UncachedInputTokens(), 10)},
+		"output_tokens": {strconv.FormatInt(t.OutputTokens, 10)}, "cached_tokens": {strconv.FormatInt(t.CachedTokens, 10)},
+		"open_model": {"llama-3.1-8b"}, "precision": {"bf16"}, "pricing": {"on-demand"}, "utilization": {"0.7"},
+		"peak_factor": {pf}, "overhead_month_usd": {"0"}, "seq_len": {"4096"}, "price_source": {PriceOverrides},
+	}
+}
+
+// breakEvenBodyFromForm reads the break-even form.
+func breakEvenBodyFromForm(v url.Values) (BreakEvenBody, []string) {
+	var errs []string
+	count := func(key, label string) float64 {
+		f, err := ParseCount(v.Get(key))
+		if err != nil {
+			errs = append(errs, label+": "+err.Error())
+		}
+		return f
+	}
+	number := func(key, label string) float64 {
+		s := strings.TrimSpace(v.Get(key))
+		if s == "" {
+			return 0
+		}
+		scale := 1.0
+		if t, ok := strings.CutSuffix(s, "%"); ok {
+			s, scale = strings.TrimSpace(t), 0.01
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not a number", label, v.Get(key)))
+		}
+		return f * scale
+	}
+	money := func(key, label string) *decimal.Decimal {
+		s := strings.TrimPrefix(strings.TrimSpace(v.Get(key)), "$")
+		if s == "" {
+			return nil
+		}
+		d, err := decimal.NewFromString(strings.ReplaceAll(s, ",", ""))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %q is not an amount", label, v.Get(key)))
+			return nil
+		}
+		return &d
+	}
+	b := BreakEvenBody{
+		Model:        v.Get("models"),
+		InputTokens:  count("input_tokens", "Input tokens"),
+		OutputTokens: count("output_tokens", "Output tokens"),
+		CachedTokens: count("cached_tokens", "Cached input"),
+		Precision:    v.Get("precision"), GPU: v.Get("gpu"), Provider: v.Get("provider"),
+		Spot:             v.Get("pricing") == "spot",
+		Throughput:       count("throughput", "Throughput per GPU"),
+		GPUPrice:         money("gpu_price", "Price per GPU-hour"),
+		Utilization:      number("utilization", "Target utilisation"),
+		PeakFactor:       number("peak_factor", "Peak factor"),
+		OverheadMonthUSD: money("overhead_month_usd", "Fixed overhead"),
+		SeqLen:           int(count("seq_len", "Context per sequence")),
+		PriceSource:      v.Get("price_source"),
+	}
+	if m := strings.TrimSpace(v.Get("open_model")); m != "" && m != "custom" {
+		b.OpenModel = m
+	} else {
+		b.OpenParams = count("open_params", "Parameters")
+	}
+	return b, errs
+}
+
+// breakEvenValues is the form for a saved body (the inverse of
+// breakEvenBodyFromForm).
+func breakEvenValues(b BreakEvenBody) url.Values {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	v := url.Values{
+		"models":        {strings.Join(b.ModelList(), ", ")},
+		"input_tokens":  {f(b.InputTokens)},
+		"output_tokens": {f(b.OutputTokens)},
+		"cached_tokens": {f(b.CachedTokens)},
+		"open_model":    {b.OpenModel},
+		"precision":     {b.Precision},
+		"gpu":           {b.GPU},
+		"provider":      {strings.Join(providerList(b.Provider, b.Providers), ",")},
+		"pricing":       {"on-demand"},
+		"price_source":  {b.PriceSource},
+	}
+	if b.OpenModel == "" && b.OpenParams > 0 {
+		v.Set("open_model", "custom")
+		v.Set("open_params", f(b.OpenParams))
+	}
+	if b.Spot {
+		v.Set("pricing", "spot")
+	}
+	set := func(key string, x float64) {
+		if x != 0 {
+			v.Set(key, f(x))
+		} else {
+			v.Set(key, "")
+		}
+	}
+	set("throughput", b.Throughput)
+	set("utilization", b.Utilization)
+	set("peak_factor", b.PeakFactor)
+	set("seq_len", float64(b.SeqLen))
+	v.Set("gpu_price", "")
+	if b.GPUPrice != nil {
+		v.Set("gpu_price", b.GPUPrice.String())
+	}
+	v.Set("overhead_month_usd", "")
+	if b.OverheadMonthUSD != nil {
+		v.Set("overhead_month_usd", b.OverheadMonthUSD.String())
+	}
+	return v
+}
+
+// handleScenarioCreate saves the break-even inputs under a name, after
+// checking they compute.
+func (s *Server) handleScenarioCreate(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(c.FormValue("name"))
+	if name == "" || len(name) > 100 {
+		return s.breakEvenPage(c, form, nil, name, "Name the scenario (at most 100 characters).")
+	}
+	v, err := s.breakEvenView(c, form)
+	if err != nil {
+		return err
+	}
+	if len(v.Errors) > 0 {
+		return s.breakEvenPage(c, form, nil, name, "Fix the inputs before saving: "+strings.Join(v.Errors, "; "))
+	}
+	b, _ := breakEvenBodyFromForm(v.Form)
+	inputs, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	sc, err := s.db(c).CreateScenario(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, store.ScenarioBreakEven, name, inputs)
+	if err != nil {
+		return err
+	}
+	s.flash(c, "Saved “"+sc.Name+"”. Share this page's link with anyone in "+currentOrg(c).Name+".")
+	return c.Redirect(http.StatusSeeOther, "/breakeven/scenarios/"+strconv.FormatInt(sc.ID, 10))
+}
+
+// handleScenarioShow opens a saved scenario, recomputed with today's prices.
+func (s *Server) handleScenarioShow(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	var b BreakEvenBody
+	if err := json.Unmarshal(sc.Inputs, &b); err != nil {
+		return fmt.Errorf("scenario %d inputs: %w", sc.ID, err)
+	}
+	return s.breakEvenPage(c, breakEvenValues(b), &sc, "", "")
+}
+
+func (s *Server) handleScenarioDelete(c echo.Context) error {
+	sc, err := s.scenario(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteScenario(c.Request().Context(), currentOrg(c).ID, sc.ID); err != nil {
+		return err
+	}
+	s.flash(c, "Deleted “"+sc.Name+"”.")
+	return c.Redirect(http.StatusSeeOther, "/breakeven")
+}
+
+// scenario is the break-even scenario named by the path's :id, in the
+// current org only.
+func (s *Server) scenario(c echo.Context) (store.Scenario, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return store.Scenario{}, err
+	}
+	sc, err := s.db(c).Scenario(c.Request().Context(), currentOrg(c).ID, id)
+	if err != nil {
+		return sc, err
+	}
+	if sc.Kind != store.ScenarioBreakEven {
+		return sc, fmt.Errorf("scenario %d is a %s scenario: %w", id, sc.Kind, store.ErrNotFound)
+	}
+	return sc, nil
+}
+
+// breakEvenChart is the ECharts option of monthly cost against monthly
+// tokens (both log axes): a line per API model, the self-host step function,
+// and the org's current volume marked.
+func breakEvenChart(r pricing.BreakEvenResult, models []string, volume float64) map[string]any {
+	var series []map[string]any
+	for _, m := range models {
+		var pts [][2]float64
+		for _, p := range r.Curve {
+			if y := p.APIUSDByModel[m].InexactFloat64(); y > 0 {
+				pts = append(pts, [2]float64{float64(p.TokensPerMonth), y})
+			}
+		}
+		series = append(series, map[string]any{"name": "API: " + m, "type": "line", "showSymbol": false, "data": pts})
+	}
+	var self [][2]float64
+	for _, p := range r.Curve {
+		if y := p.SelfHostUSD.InexactFloat64(); y > 0 {
+			self = append(self, [2]float64{float64(p.TokensPerMonth), y})
+		}
+	}
+	sh := map[string]any{
+		// Whole GPUs: the cost of a point holds back to the previous point.
+		"name": "Self-hosted (" + r.SelfHost.GPU + ")", "type": "line", "step": "start", "showSymbol": false, "data": self,
+		"lineStyle": map[string]any{"width": 3},
+	}
+	if volume > 0 {
+		sh["markLine"] = map[string]any{
+			"symbol": "none", "silent": true,
+			"label": map[string]any{"formatter": "your volume"},
+			"data":  []map[string]any{{"xAxis": volume}},
+		}
+	}
+	series = append(series, sh)
+	return map[string]any{
+		"animation": false,
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"type": "scroll", "top": 0},
+		"grid":      map[string]any{"left": 80, "right": 40, "bottom": 60, "top": 50},
+		"xAxis":     map[string]any{"type": "log", "name": "tokens / month", "nameLocation": "middle", "nameGap": 30, "axisLabel": map[string]any{"formatter": "tokens"}},
+		"yAxis":     map[string]any{"type": "log", "name": "USD / month", "axisLabel": map[string]any{"formatter": "usd"}},
+		"series":    series,
+	}
+}

@@ -1,0 +1,409 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+)
+
+// This file is the one place where advisor and break-even requests are
+// built, whoever asks: the JSON API decodes its body into AdviseBody or
+// BreakEvenBody, the pages parse their forms into them, and `burnrate advise`
+// and `burnrate breakeven` fill them from flags. Field names are the CLI
+// flags' in snake_case (DESIGN §9).
+
+// Price sources: which GPU and LLM prices a computation uses.
+const (
+	// PriceCatalog is the shipped catalog and price table alone.
+	PriceCatalog = "catalog"
+	// PriceOverrides is the catalog with the org's negotiated overrides on top.
+	PriceOverrides = "overrides"
+	// PricePaid is the catalog with what the org actually paid per GPU-hour
+	// (from its imported bills) on top, and its negotiated overrides on top
+	// of that: a price someone typed in deliberately wins over an average.
+	PricePaid = "paid"
+)
+
+// PriceSources lists the price sources in display order.
+var PriceSources = []string{PriceCatalog, PriceOverrides, PricePaid}
+
+// paidWindow is how far back the effective rates from bills look.
+const paidWindow = 90 * 24 * time.Hour
+
+// inputError is a request the computation cannot take; it becomes a 422
+// with its message.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string   { return e.msg }
+func (e *inputError) HTTPStatus() int { return 422 }
+
+func badInput(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+// asInputError marks a pricing validation error as the caller's fault.
+func asInputError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	// errors.Join separates with newlines; one line reads better in JSON.
+	return &inputError{msg: strings.ReplaceAll(err.Error(), "\n", "; ")}
+}
+
+// AdviseBody is the body of POST /api/v1/advise and what `burnrate advise`
+// builds from its flags. Zero values mean the documented defaults.
+type AdviseBody struct {
+	Job                string          `json:"job"`
+	Model              string          `json:"model,omitempty"`
+	Params             float64         `json:"params,omitempty"`
+	Precision          string          `json:"precision,omitempty"`
+	Tokens             float64         `json:"tokens,omitempty"`
+	InputTokens        float64         `json:"input_tokens,omitempty"`
+	SeqLen             int             `json:"seq_len,omitempty"`
+	Concurrency        int             `json:"concurrency,omitempty"`
+	TargetTokensPerSec float64         `json:"target_tokens_per_s,omitempty"`
+	DeadlineHours      float64         `json:"deadline_hours,omitempty"`
+	Spot               bool            `json:"spot,omitempty"`
+	GPU                string          `json:"gpu,omitempty"`
+	Provider           string          `json:"provider,omitempty"` // one provider, or several separated by commas
+	Providers          []string        `json:"providers,omitempty"`
+	MaxGPUs            int             `json:"max_gpus,omitempty"`
+	IncludeSuspicious  bool            `json:"include_suspicious,omitempty"`
+	MaxOptions         int             `json:"max_options,omitempty"`
+	PriceSource        string          `json:"price_source,omitempty"` // catalog, overrides (default) or paid
+	MFU                *float64        `json:"mfu,omitempty"`
+	Eta                *float64        `json:"eta,omitempty"`
+	Assumptions        json.RawMessage `json:"assumptions,omitempty"` // any fields of pricing.Assumptions; the rest keep their defaults
+}
+
+// Request converts the body into the advisor's request. Validation of the
+// values themselves is pricing.Advise's.
+func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
+	a, err := assumptions(b.Assumptions)
+	if err != nil {
+		return pricing.AdviceRequest{}, err
+	}
+	if b.MFU != nil {
+		a.MFU = *b.MFU
+	}
+	if b.Eta != nil {
+		a.Eta = *b.Eta
+	}
+	return pricing.AdviceRequest{
+		Job: pricing.JobType(strings.TrimSpace(b.Job)), Model: strings.TrimSpace(b.Model), Params: b.Params,
+		Precision: pricing.Precision(b.Precision), Tokens: b.Tokens, InputTokens: b.InputTokens, SeqLen: b.SeqLen,
+		Concurrency: b.Concurrency, TargetTokensPerSec: b.TargetTokensPerSec, DeadlineHours: b.DeadlineHours,
+		Spot: b.Spot, Providers: providerList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
+		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a,
+	}, nil
+}
+
+// assumptions reads a partial pricing.Assumptions object onto the defaults.
+func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
+	a := pricing.DefaultAssumptions()
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return a, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, badInput("assumptions: %v", err)
+	}
+	return a, nil
+}
+
+func providerList(one string, many []string) []string {
+	var out []string
+	for _, p := range append(strings.Split(one, ","), many...) {
+		if p = strings.ToLower(strings.TrimSpace(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BreakEvenBody is the body of POST /api/v1/breakeven and what `burnrate
+// breakeven` builds from its flags. Token counts are per month; InputTokens
+// is the uncached input.
+type BreakEvenBody struct {
+	Model            string           `json:"model,omitempty"`  // the API model (CLI --model)
+	Models           []string         `json:"models,omitempty"` // more API models to compare
+	InputTokens      float64          `json:"input_tokens"`
+	OutputTokens     float64          `json:"output_tokens"`
+	CachedTokens     float64          `json:"cached_tokens,omitempty"`
+	OpenModel        string           `json:"open_model,omitempty"`
+	OpenParams       float64          `json:"open_params,omitempty"`
+	Precision        string           `json:"precision,omitempty"`
+	GPU              string           `json:"gpu,omitempty"`
+	GPUPrice         *decimal.Decimal `json:"gpu_price,omitempty"`  // USD per GPU-hour
+	Throughput       float64          `json:"throughput,omitempty"` // measured tokens/s per GPU
+	Spot             bool             `json:"spot,omitempty"`
+	Provider         string           `json:"provider,omitempty"`
+	Providers        []string         `json:"providers,omitempty"`
+	Utilization      float64          `json:"utilization,omitempty"`
+	PeakFactor       float64          `json:"peak_factor,omitempty"`
+	OverheadMonthUSD *decimal.Decimal `json:"overhead_month_usd,omitempty"`
+	SeqLen           int              `json:"seq_len,omitempty"`
+	PriceSource      string           `json:"price_source,omitempty"`
+}
+
+// ModelList is Model followed by Models (commas also separate), without
+// blanks or repeats.
+func (b BreakEvenBody) ModelList() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range append(strings.Split(b.Model, ","), b.Models...) {
+		for _, part := range strings.Split(m, ",") {
+			part = strings.TrimSpace(part)
+			if part != "" && !seen[strings.ToLower(part)] {
+				seen[strings.ToLower(part)] = true
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+// Input converts the body into the break-even model's input, priced with p.
+func (b BreakEvenBody) Input(p OrgPrices) (pricing.BreakEvenInput, error) {
+	var errs []string
+	count := func(name string, v float64) int64 {
+		if !(v >= 0) || v > 1e18 || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Sprintf("%s must be a token count between 0 and 1e18, got %g", name, v))
+			return 0
+		}
+		return int64(math.Round(v))
+	}
+	in := pricing.BreakEvenInput{
+		Models:       b.ModelList(),
+		InputTokens:  count("input_tokens", b.InputTokens),
+		OutputTokens: count("output_tokens", b.OutputTokens),
+		CachedTokens: count("cached_tokens", b.CachedTokens),
+		Prices:       p.LLM,
+		OpenModel:    strings.TrimSpace(b.OpenModel), OpenParams: b.OpenParams, Precision: pricing.Precision(b.Precision),
+		GPU: strings.TrimSpace(b.GPU), GPUPriceUSDPerHour: b.GPUPrice, ThroughputPerGPU: b.Throughput, Spot: b.Spot,
+		Providers: providerList(b.Provider, b.Providers), Catalog: p.Catalog,
+		Utilization: b.Utilization, PeakFactor: b.PeakFactor, SeqLen: b.SeqLen,
+	}
+	if b.OverheadMonthUSD != nil {
+		in.OverheadMonthUSD = *b.OverheadMonthUSD
+	}
+	if len(in.Models) == 0 {
+		errs = append(errs, "name the API model to compare (model)")
+	}
+	if len(errs) > 0 {
+		return in, badInput("%s", strings.Join(errs, "; "))
+	}
+	return in, nil
+}
+
+// OrgPrices are the GPU catalog and LLM price table one computation uses,
+// and what went into them.
+type OrgPrices struct {
+	Source       string // PriceCatalog, PriceOverrides or PricePaid
+	Catalog      *pricing.Catalog
+	LLM          *pricing.LLMPriceTable
+	GPUOverrides int
+	LLMOverrides int
+	// Paid are the effective rates found in the org's bills (every currency);
+	// PaidUsed counts the USD ones that became prices.
+	Paid     []store.PaidGPURate
+	PaidUsed int
+	PaidFrom time.Time
+	PaidTo   time.Time
+}
+
+// ParsePriceSource validates a price source; empty means PriceOverrides.
+func ParsePriceSource(s string) (string, error) {
+	switch s = strings.ToLower(strings.TrimSpace(s)); s {
+	case "":
+		return PriceOverrides, nil
+	case PriceCatalog, PriceOverrides, PricePaid:
+		return s, nil
+	}
+	return "", badInput("price_source must be catalog, overrides or paid, got %q", s)
+}
+
+// LoadOrgPrices builds the prices of source for orgID: the embedded catalog
+// and LLM table, then its effective USD rates from bills of the last 90 days
+// (source paid), then the org's negotiated overrides (overrides and paid).
+// Later layers win. st may be nil only for PriceCatalog.
+func LoadOrgPrices(ctx context.Context, st *store.Store, orgID int64, source string, now time.Time) (OrgPrices, error) {
+	src, err := ParsePriceSource(source)
+	if err != nil {
+		return OrgPrices{}, err
+	}
+	p := OrgPrices{Source: src, Catalog: pricing.DefaultCatalog(), LLM: pricing.DefaultLLMPrices()}
+	if src == PriceCatalog {
+		return p, nil
+	}
+	if st == nil {
+		return OrgPrices{}, badInput("price source %q needs an org (--org)", src)
+	}
+	gpu, err := st.GPUPriceOverrides(ctx, orgID)
+	if err != nil {
+		return OrgPrices{}, err
+	}
+	llm, err := st.LLMPriceOverrides(ctx, orgID)
+	if err != nil {
+		return OrgPrices{}, err
+	}
+	p.GPUOverrides, p.LLMOverrides = len(gpu), len(llm)
+	if src == PricePaid {
+		p.PaidTo = now.UTC()
+		p.PaidFrom = p.PaidTo.Add(-paidWindow)
+		if p.Paid, err = st.PaidGPURates(ctx, orgID, p.PaidFrom, p.PaidTo); err != nil {
+			return OrgPrices{}, err
+		}
+		insts := paidInstances(p.Catalog, p.Paid)
+		p.PaidUsed = len(insts)
+		p.Catalog = p.Catalog.WithPrices(insts, fmt.Sprintf("what you paid (your bills %s to %s)",
+			p.PaidFrom.Format(time.DateOnly), p.PaidTo.Format(time.DateOnly)))
+	}
+	p.Catalog = p.Catalog.WithPrices(gpuInstances(gpu), "your negotiated prices")
+	p.LLM = p.LLM.WithOverrides(llmPrices(llm), "your negotiated prices")
+	return p, nil
+}
+
+func gpuInstances(os []store.GPUPriceOverride) []pricing.Instance {
+	out := make([]pricing.Instance, 0, len(os))
+	for _, o := range os {
+		out = append(out, pricing.Instance{
+			Provider: o.Provider, InstanceType: o.InstanceType, GPU: o.GPU, GPUCount: o.GPUCount.InexactFloat64(),
+			OnDemand: o.OnDemand, Spot: o.Spot,
+		})
+	}
+	return out
+}
+
+func llmPrices(os []store.LLMPriceOverride) []pricing.LLMPrice {
+	out := make([]pricing.LLMPrice, 0, len(os))
+	for _, o := range os {
+		out = append(out, pricing.LLMPrice{Model: o.Model, Provider: o.Provider, InputPerMTok: o.Input,
+			OutputPerMTok: o.Output, CachedInputPerMTok: o.CachedInput})
+	}
+	return out
+}
+
+// paidInstances turns effective $/GPU-hour from bills into per-instance
+// on-demand prices (× the instance's GPUs). Only USD rates qualify, as the
+// catalog is in USD. The catalog's spot price is kept when it is below what
+// was paid, so "spot allowed" still finds the market's discount.
+func paidInstances(cat *pricing.Catalog, rates []store.PaidGPURate) []pricing.Instance {
+	var out []pricing.Instance
+	for _, r := range rates {
+		if r.Currency != "USD" || !r.PerGPUHour.IsPositive() || r.InstanceType == "" {
+			continue
+		}
+		provider := CatalogProvider(r.Provider)
+		in := pricing.Instance{Provider: provider, InstanceType: r.InstanceType, GPU: r.GPUType, GPUCount: r.GPUCount.InexactFloat64()}
+		if base, ok := cat.Instance(provider, r.InstanceType); ok && base.GPUCount > 0 {
+			in.GPU, in.GPUCount = base.GPU, base.GPUCount
+			price := r.PerGPUHour.Mul(decimal.NewFromFloat(in.GPUCount)).Round(4)
+			in.OnDemand = &price
+			if base.Spot != nil && base.Spot.LessThan(price) {
+				in.Spot = base.Spot
+			}
+		} else {
+			if in.GPUCount <= 0 {
+				continue
+			}
+			price := r.PerGPUHour.Mul(decimal.NewFromFloat(in.GPUCount)).Round(4)
+			in.OnDemand = &price
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// CatalogProvider maps a bill's provider name (FOCUS ProviderName: "AWS",
+// "Google Cloud", "Microsoft", …) to the catalog's lower-case provider.
+func CatalogProvider(billName string) string {
+	k := strings.ToLower(strings.TrimSpace(billName))
+	switch {
+	case k == "aws" || strings.Contains(k, "amazon"):
+		return "aws"
+	case k == "gcp" || strings.Contains(k, "google"):
+		return "gcp"
+	case strings.Contains(k, "azure") || strings.Contains(k, "microsoft"):
+		return "azure"
+	case strings.Contains(k, "lambda"):
+		return "lambda"
+	case k == "oci" || strings.Contains(k, "oracle"):
+		return "oci"
+	}
+	return strings.ReplaceAll(k, " ", "")
+}
+
+// Advise runs the advisor for orgID (st may be nil with price source
+// catalog). Bad input is an error with HTTP status 422.
+func Advise(ctx context.Context, st *store.Store, orgID int64, b AdviseBody, now time.Time) (pricing.Advice, OrgPrices, error) {
+	p, err := LoadOrgPrices(ctx, st, orgID, b.PriceSource, now)
+	if err != nil {
+		return pricing.Advice{}, p, err
+	}
+	req, err := b.Request()
+	if err != nil {
+		return pricing.Advice{}, p, err
+	}
+	adv, err := pricing.Advise(req, p.Catalog)
+	return adv, p, asInputError(err)
+}
+
+// BreakEven runs the break-even model for orgID (st may be nil with price
+// source catalog). Bad input is an error with HTTP status 422.
+func BreakEven(ctx context.Context, st *store.Store, orgID int64, b BreakEvenBody, now time.Time) (pricing.BreakEvenResult, OrgPrices, error) {
+	p, err := LoadOrgPrices(ctx, st, orgID, b.PriceSource, now)
+	if err != nil {
+		return pricing.BreakEvenResult{}, p, err
+	}
+	in, err := b.Input(p)
+	if err != nil {
+		return pricing.BreakEvenResult{}, p, err
+	}
+	res, err := pricing.BreakEven(in)
+	return res, p, asInputError(err)
+}
+
+// ParseCount reads a count as people write it: 1000000, 1e6, 1,000,000,
+// 2.5M, 3B, 1T (k, M, B/G, T suffixes; case-insensitive).
+func ParseCount(s string) (float64, error) {
+	t := strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(s), ",", ""), "_", "")
+	if t == "" {
+		return 0, nil
+	}
+	mult := 1.0
+	switch t[len(t)-1] {
+	case 'k', 'K':
+		mult = 1e3
+	case 'm', 'M':
+		mult = 1e6
+	case 'b', 'B', 'g', 'G':
+		mult = 1e9
+	case 't', 'T':
+		mult = 1e12
+	}
+	if mult != 1 {
+		t = t[:len(t)-1]
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0, fmt.Errorf("%q is not a count (write e.g. 1000000, 1e6, 2.5M, 3B or 1T)", s)
+	}
+	return f * mult, nil
+}
