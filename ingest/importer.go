@@ -30,6 +30,14 @@ func NewImporter(st *store.Store, prices LLMPricer, gpus GPUMapper) *Importer {
 	return &Importer{store: st, prices: prices, gpus: gpus}
 }
 
+// With returns an Importer that works through st: the request's store,
+// fenced to its org, so that an import holds one connection, not two.
+func (im *Importer) With(st *store.Store) *Importer {
+	c := *im
+	c.store = st
+	return &c
+}
+
 // ImportRequest says whose file it is and how to read it.
 type ImportRequest struct {
 	Org        store.Org

@@ -23,6 +23,13 @@ CREATE FUNCTION burnrate_org_id() RETURNS bigint
     LANGUAGE sql STABLE
     AS $$ SELECT NULLIF(current_setting('burnrate.org_id', true), '')::bigint $$;
 
+-- burnrate_user_id is the person a fenced session acts for (none for API
+-- tokens): they may also see their own memberships and the orgs they are in,
+-- for the org switcher, and nothing else of other orgs.
+CREATE FUNCTION burnrate_user_id() RETURNS bigint
+    LANGUAGE sql STABLE
+    AS $$ SELECT NULLIF(current_setting('burnrate.user_id', true), '')::bigint $$;
+
 CREATE TABLE users (
     id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     email         text NOT NULL,
@@ -120,8 +127,12 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO bu
 
 ALTER TABLE orgs ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON orgs TO burnrate_app USING (id = burnrate_org_id());
+-- Reading (never writing) the other orgs one belongs to: the switcher.
+CREATE POLICY own_orgs ON orgs FOR SELECT TO burnrate_app
+    USING (id IN (SELECT org_id FROM memberships WHERE user_id = burnrate_user_id()));
 ALTER TABLE memberships ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON memberships TO burnrate_app USING (org_id = burnrate_org_id());
+CREATE POLICY own_memberships ON memberships FOR SELECT TO burnrate_app USING (user_id = burnrate_user_id());
 ALTER TABLE invites ENABLE ROW LEVEL SECURITY;
 CREATE POLICY org_fence ON invites TO burnrate_app USING (org_id = burnrate_org_id());
 ALTER TABLE api_tokens ENABLE ROW LEVEL SECURITY;

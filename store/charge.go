@@ -260,12 +260,18 @@ func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string
 // survives the rollback. Days in daily_spend are days in loc.
 //
 // Rows stream from src to Postgres by COPY, so memory does not grow with
-// the file. COPY is not allowed under row-level security, so imports are
-// written as the owning role, with org_id set here from the authenticated
-// org, never from the file.
+// the file. org_id is set here from the authenticated org, never from the
+// file.
 func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
 	var res WriteResult
 	tz := loc.String()
+	// COPY is refused under row-level security, so a fenced connection
+	// writes its import as the connecting role for this transaction only
+	// (SET LOCAL reverts at commit or rollback). Every statement below is
+	// scoped by orgID explicitly.
+	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
+		return res, mapError("write charges: role", err)
+	}
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
 	if dedupe == DedupeNone {
 		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}}

@@ -71,7 +71,7 @@ func TestPriceOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = st.Fenced(ctx, orgA.ID, func(fenced *store.Store) error {
+		err = st.Fenced(ctx, orgA.ID, 0, func(fenced *store.Store) error {
 			if scs, err := fenced.Scenarios(ctx, orgB.ID, store.ScenarioBreakEven); err != nil || len(scs) != 0 {
 				t.Errorf("fenced to A, B's scenarios = %d, %v", len(scs), err)
 			}

@@ -82,16 +82,26 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 
 // Fenced runs fn on a connection scoped to one org by row-level security: as
 // the role burnrate_app with burnrate.org_id set, so that even a query that
-// forgot its org_id cannot see another org's rows. The connection is reset
+// forgot its org_id cannot see another org's rows. userID (0 for none) may
+// also read its own memberships and their orgs. The connection is reset
 // before it returns to the pool; one that cannot be reset is closed.
-func (s *Store) Fenced(ctx context.Context, orgID int64, fn func(st *Store) error) error {
+//
+// fn must do all its database work through the Store it is given: asking
+// the pool for a second connection while holding this one can exhaust the
+// pool under load.
+func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Store) error) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("store: acquire: %w", err)
 	}
-	// The org id is an integer, so formatting it into the statement is safe;
-	// it lets both settings travel in one round trip.
-	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(orgID, 10) + "', false)"
+	// The ids are integers, so formatting them into the statement is safe;
+	// it lets the settings travel in one round trip.
+	user := ""
+	if userID != 0 {
+		user = strconv.FormatInt(userID, 10)
+	}
+	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(orgID, 10) + "', false), " +
+		"set_config('burnrate.user_id', '" + user + "', false)"
 	if _, err := conn.Exec(ctx, set); err != nil {
 		conn.Release()
 		return fmt.Errorf("store: fence org: %w", err)
@@ -99,7 +109,7 @@ func (s *Store) Fenced(ctx context.Context, orgID int64, fn func(st *Store) erro
 	defer func() {
 		// A fresh context: the request's may be cancelled already, and a
 		// connection must never go back to the pool still fenced.
-		if _, err := conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id"); err != nil {
+		if _, err := conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
 			conn.Conn().Close(context.Background())
 		}
 		conn.Release()

@@ -19,7 +19,7 @@ func TestFencedHidesOtherOrgs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err := st.Fenced(ctx, orgA.ID, func(fenced *store.Store) error {
+	err := st.Fenced(ctx, orgA.ID, 0, func(fenced *store.Store) error {
 		// Even a query that asks for org B by id gets nothing back.
 		if _, err := fenced.Org(ctx, orgB.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("Org(B) fenced to A: err = %v, want ErrNotFound", err)
@@ -83,5 +83,39 @@ func TestSlugify(t *testing.T) {
 		if got := store.Slugify(in); got != want {
 			t.Errorf("Slugify(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestFencedUserSeesOwnOrgsOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	orgA, ann := storetest.Org(t, st, storetest.OrgOpts{Name: "A"})
+	orgB, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "B", Owner: &ann})
+	storetest.Org(t, st, storetest.OrgOpts{Name: "Stranger"})
+	err := st.Fenced(ctx, orgA.ID, ann.ID, func(fenced *store.Store) error {
+		orgs, err := fenced.OrgsForUser(ctx, ann.ID)
+		if err != nil {
+			return err
+		}
+		if len(orgs) != 2 || orgs[0].ID != orgA.ID || orgs[1].ID != orgB.ID {
+			t.Errorf("OrgsForUser fenced = %+v, want A and B", orgs)
+		}
+		// B is readable for the switcher, but not writable from A.
+		if _, err := fenced.UpdateOrg(ctx, orgB.ID, store.OrgUpdate{Name: "x", TimeZone: "UTC", Currency: "USD", TeamTagKey: "team"}); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("UpdateOrg(B) fenced to A: err = %v, want ErrNotFound", err)
+		}
+		// B's members stay hidden: only Ann's own membership there shows.
+		ms, err := fenced.Members(ctx, orgB.ID)
+		if err != nil {
+			return err
+		}
+		if len(ms) != 1 || ms[0].UserID != ann.ID {
+			t.Errorf("Members(B) fenced to A = %+v, want only Ann's own", ms)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

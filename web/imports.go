@@ -95,7 +95,7 @@ func (s *Server) handleImportUpload(c echo.Context) error {
 		}
 		var done func()
 		req.Progress, done = s.progress.start(currentOrg(c).ID, c.FormValue("upload_key"))
-		res, err := s.importer.Import(c.Request().Context(), req, f)
+		res, err := s.importer.With(s.db(c)).Import(c.Request().Context(), req, f)
 		done()
 		f.Close()
 		var ierr *ingest.ImportError
@@ -182,7 +182,7 @@ func (s *Server) handleAPIImportCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.importer.Import(req.Context(), ireq, body)
+	res, err := s.importer.With(s.db(c)).Import(req.Context(), ireq, body)
 	if err != nil {
 		return err
 	}

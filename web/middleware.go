@@ -182,7 +182,11 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) fence(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		org := currentOrg(c)
-		return s.store.Fenced(c.Request().Context(), org.ID, func(st *store.Store) error {
+		var userID int64
+		if u := currentUser(c); u != nil {
+			userID = u.ID
+		}
+		return s.store.Fenced(c.Request().Context(), org.ID, userID, func(st *store.Store) error {
 			c.Set(keyStore, st)
 			err := next(c)
 			if err != nil {

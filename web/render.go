@@ -35,11 +35,11 @@ func (s *Server) shell(c echo.Context, title, active string) views.Shell {
 	ctx := c.Request().Context()
 	if sh.User != nil {
 		// The org switcher; on failure the page still renders without it.
-		sh.Orgs, _ = s.store.OrgsForUser(ctx, sh.User.ID)
+		sh.Orgs, _ = s.db(c).OrgsForUser(ctx, sh.User.ID)
 	}
 	if sess := currentSession(c); sess != nil && sess.Flash != "" {
 		sh.Flash = sess.Flash
-		_ = s.store.SetFlash(context.WithoutCancel(ctx), sess.ID, "")
+		_ = s.db(c).SetFlash(context.WithoutCancel(ctx), sess.ID, "")
 		sess.Flash = ""
 	}
 	return sh
@@ -53,6 +53,6 @@ func csrfToken(c echo.Context) string {
 // flash leaves a message for the next page the session sees.
 func (s *Server) flash(c echo.Context, msg string) {
 	if sess := currentSession(c); sess != nil {
-		_ = s.store.SetFlash(c.Request().Context(), sess.ID, msg)
+		_ = s.db(c).SetFlash(c.Request().Context(), sess.ID, msg)
 	}
 }

@@ -51,8 +51,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 		cfg.MaxUploadBytes = 512 << 20
 	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New()}
-	// Imports write through the plain store: COPY cannot run under
-	// row-level security, and the importer sets org_id on every row itself.
+	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
