@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
+	"strings"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
@@ -43,6 +45,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse database url: %w", err)
+	}
+	// A request holds one connection for its whole life (see Fenced), and an
+	// upload may hold it for seconds: pgxpool's default of 4 on a small
+	// machine would queue everything behind four uploads. pool_max_conns in
+	// the URL still decides.
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(16, 4*int32(runtime.NumCPU()))
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		pgxdecimal.Register(c.TypeMap())
