@@ -33,6 +33,8 @@ Commands:
                              create an org and print its slug and an API token
   import --org SLUG [--source NAME] [--json] FILE...
                              import billing exports / LLM usage logs (CSV or .csv.gz)
+  demo [--email E] [--password P]
+                             create a demo org with 90 days of generated spend and budgets
 
 Every command reads DATABASE_URL; without it, Burnrate starts its own private
 Postgres under ./.burnrate (BURNRATE_DATA_DIR). Run 'burnrate <command> -h'
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runOrg(ctx, cfg, log, rest, stdout)
 	case "import":
 		return runImport(ctx, cfg, log, rest, stdout)
+	case "demo":
+		return runDemo(ctx, cfg, log, rest, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
