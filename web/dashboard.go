@@ -167,6 +167,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	}
 	v.AllDrivers = breakdown.Drivers
 	v.GPUs, v.Models = breakdown.GPUs, breakdown.Models
+	v.Chart = d.chart
 	return d, nil
 }
 
