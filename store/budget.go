@@ -213,6 +213,63 @@ func (s *Store) BudgetSpendByDay(ctx context.Context, orgID int64, b Budget, fro
 	return out, mapError("budget spend by day", err)
 }
 
+// BudgetsSpendByDay is BudgetSpendByDay for many budgets at once, in one
+// pass over daily_spend (a filtered sum per budget). Budgets scoped by
+// tags are skipped: they need BudgetSpendByDay.
+func (s *Store) BudgetsSpendByDay(ctx context.Context, orgID int64, budgets []Budget, from, to time.Time) (map[int64]map[time.Time]decimal.Decimal, error) {
+	out := map[int64]map[time.Time]decimal.Decimal{}
+	args := []any{orgID, from, to}
+	param := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var sums []string
+	var ids []int64
+	for _, b := range budgets {
+		if len(b.Scope.Tags) > 0 {
+			continue
+		}
+		cond := "currency = " + param(b.Currency)
+		for d, v := range b.Scope.Filter(from, to).Values() {
+			if v != "" {
+				cond += " AND " + d.column() + " = " + param(v)
+			}
+		}
+		sums = append(sums, "coalesce(sum(billed) FILTER (WHERE "+cond+"), 0)")
+		ids = append(ids, b.ID)
+		out[b.ID] = map[time.Time]decimal.Decimal{}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT day, `+strings.Join(sums, ", ")+`
+		FROM daily_spend
+		WHERE org_id = $1 AND day BETWEEN $2 AND $3
+		GROUP BY 1`, args...)
+	if err != nil {
+		return nil, mapError("budgets spend by day", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var day time.Time
+		vals := make([]decimal.Decimal, len(ids))
+		dest := []any{&day}
+		for i := range vals {
+			dest = append(dest, &vals[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, mapError("budgets spend by day", err)
+		}
+		for i, id := range ids {
+			if !vals[i].IsZero() {
+				out[id][day] = vals[i]
+			}
+		}
+	}
+	return out, mapError("budgets spend by day", rows.Err())
+}
+
 // BudgetAlert is a threshold of a budget first seen crossed in a period.
 type BudgetAlert struct {
 	BudgetID    int64

@@ -247,14 +247,24 @@ type Breakdown struct {
 func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) (Breakdown, error) {
 	args := []any{orgID}
 	where := f.where(&args)
+	// Two levels: first collapse the days (one hash aggregate over the
+	// range's rollup rows), then the grouping sets over the few rows left,
+	// which is many times faster than grouping sets over every day.
 	rows, err := s.q.Query(ctx, `
+		WITH r AS (
+			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
+				sum(`+f.Cost.column()+`) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
+				sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(requests) AS requests
+			FROM daily_spend
+			WHERE `+where+`
+			GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+		)
 		SELECT grouping(provider, service, sub_account, model, gpu_type, team, source, charge_category),
 			coalesce(provider, ''), coalesce(service, ''), coalesce(sub_account, ''), coalesce(model, ''),
 			coalesce(gpu_type, ''), coalesce(team, ''), coalesce(source, ''), coalesce(charge_category, ''),
-			currency, sum(`+f.Cost.column()+`), sum(gpu_hours),
+			currency, sum(cost), sum(gpu_hours),
 			sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(cached_tokens)::bigint, sum(requests)::bigint
-		FROM daily_spend
-		WHERE `+where+`
+		FROM r
 		GROUP BY GROUPING SETS ((provider, service, sub_account, model, currency), (gpu_type, currency),
 			(model, currency), (team, currency), (source, currency), (charge_category, currency))
 		ORDER BY 11 DESC`, args...)

@@ -303,6 +303,18 @@ func TestBudgetSpendTagScopeFromCharges(t *testing.T) {
 			gotS[d.Format(time.DateOnly)] = v
 		}
 		equalSums(t, fmt.Sprintf("iteration %d scope %+v %s", iter, sc, cur), gotS, want)
+		if sc.Tags == nil {
+			// The dashboard's one-pass variant agrees.
+			all, err := st.BudgetsSpendByDay(ctx, data.org.ID, []store.Budget{b, {ID: -1, Currency: "EUR"}}, f.From, f.To)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gotS = map[string]decimal.Decimal{}
+			for d, v := range all[b.ID] {
+				gotS[d.Format(time.DateOnly)] = v
+			}
+			equalSums(t, fmt.Sprintf("iteration %d scope %+v %s, one pass", iter, sc, cur), gotS, want)
+		}
 	}
 }
 

@@ -45,29 +45,51 @@ func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 // it. Thresholds crossed in the current period are recorded (once each)
 // for the digest.
 func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.Org, b store.Budget, today time.Time, history int) (views.BudgetStatus, error) {
-	p := budget.Period(b.Period)
-	first, last := budget.Bounds(p, today)
-	from := first
-	if w := budget.AddDays(today, -budget.ForecastWindow); w.Before(from) {
-		from = w
-	}
-	starts := []time.Time{}
-	for k := history; k >= 1; k-- {
-		var ps time.Time
-		if p == budget.Monthly {
-			ps = first.AddDate(0, -k, 0)
-		} else {
-			ps = budget.AddDays(first, -k)
-		}
-		starts = append(starts, ps)
-		if ps.Before(from) {
-			from = ps
-		}
-	}
-	daily, err := st.BudgetSpendByDay(ctx, org.ID, b, from, today, org.Location())
+	daily, err := st.BudgetSpendByDay(ctx, org.ID, b, budgetFrom(b, today, history), today, org.Location())
 	if err != nil {
 		return views.BudgetStatus{}, err
 	}
+	bs := budgetStatusOf(b, today, history, daily)
+	if _, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, bs.First, bs.Crossed); err != nil {
+		return bs, err
+	}
+	return bs, nil
+}
+
+// historyStarts are the first days of the history periods before today's,
+// oldest first.
+func historyStarts(b store.Budget, today time.Time, history int) []time.Time {
+	p := budget.Period(b.Period)
+	first, _ := budget.Bounds(p, today)
+	var starts []time.Time
+	for k := history; k >= 1; k-- {
+		if p == budget.Monthly {
+			starts = append(starts, first.AddDate(0, -k, 0))
+		} else {
+			starts = append(starts, budget.AddDays(first, -k))
+		}
+	}
+	return starts
+}
+
+// budgetFrom is the first day whose spend budgetStatusOf needs: the
+// current period's, the run-rate window's, or the oldest history period's.
+func budgetFrom(b store.Budget, today time.Time, history int) time.Time {
+	from, _ := budget.Bounds(budget.Period(b.Period), today)
+	if w := budget.AddDays(today, -budget.ForecastWindow); w.Before(from) {
+		from = w
+	}
+	if hs := historyStarts(b, today, history); len(hs) > 0 && hs[0].Before(from) {
+		from = hs[0]
+	}
+	return from
+}
+
+// budgetStatusOf computes a budget's status from its spend per day (from
+// budgetFrom to today).
+func budgetStatusOf(b store.Budget, today time.Time, history int, daily map[time.Time]decimal.Decimal) views.BudgetStatus {
+	p := budget.Period(b.Period)
+	first, last := budget.Bounds(p, today)
 	fc := budget.ForecastPeriod(p, today, today, daily)
 	bs := views.BudgetStatus{
 		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
@@ -77,9 +99,7 @@ func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.O
 	}
 	bs.RunsOut, bs.RunsOutOK = fc.RunsOut(b.Amount)
 	bs.Crossed = budget.Crossed(b.Thresholds, fc.Spent, b.Amount)
-	if _, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, first, bs.Crossed); err != nil {
-		return bs, err
-	}
+	starts := historyStarts(b, today, history)
 	for i := len(starts) - 1; i >= 0; i-- {
 		pf, pl := budget.Bounds(p, starts[i])
 		ps := views.PeriodSpend{First: pf, Last: pl}
@@ -90,7 +110,7 @@ func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.O
 		ps.Status = string(budget.StatusOf(ps.Spent, ps.Spent, b.Amount))
 		bs.History = append(bs.History, ps)
 	}
-	return bs, nil
+	return bs
 }
 
 func (s *Server) handleBudgets(c echo.Context) error {

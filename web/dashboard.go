@@ -90,14 +90,38 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.Query = sq.values().Encode()
 	v.Today = today
 
-	// The range's days, with anomalyWindow days before as the baseline of
-	// its first days (and of week-over-week movers on short ranges).
+	// One query serves the chart, the tables and the month-to-date cards:
+	// the range's days with anomalyWindow days before as the baseline of
+	// its first days (and of week-over-week movers on short ranges), and
+	// last month's first day to today for the cards (the month's run-rate
+	// and last month to the same day), when the two spans are near.
+	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
 	wide := f
 	wide.From = budget.AddDays(f.From, -anomalyWindow)
-	rows, err := st.SpendByDay(ctx, org.ID, wide, sq.Group)
+	month := f
+	month.From, month.To = monthStart.AddDate(0, -1, 0), today
+	span := wide
+	joined := !month.From.After(budget.AddDays(wide.To, 31)) && !wide.From.After(budget.AddDays(month.To, 31))
+	if joined {
+		if month.From.Before(span.From) {
+			span.From = month.From
+		}
+		if month.To.After(span.To) {
+			span.To = month.To
+		}
+	}
+	rows, err := st.SpendByDay(ctx, org.ID, span, sq.Group)
 	if err != nil {
 		return d, err
 	}
+	monthRows := rows
+	if !joined {
+		if monthRows, err = st.SpendByDay(ctx, org.ID, month, ""); err != nil {
+			return d, err
+		}
+	}
+	v.Cards = moneyCards(monthRows, today)
+
 	breakdown, err := st.SpendBreakdown(ctx, org.ID, f)
 	if err != nil {
 		return d, err
@@ -106,18 +130,17 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	for dim, vals := range breakdown.Facets {
 		v.Filter.Facets[string(dim)] = vals
 	}
-	// Month to date, last month to the same day, and the run-rate: one
-	// query from the first of last month, whatever the range.
-	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
-	month := f
-	month.From, month.To = monthStart.AddDate(0, -1, 0), today
-	monthRows, err := st.SpendByDay(ctx, org.ID, month, "")
+
+	// Budget cards: every budget not scoped by tags, in one pass.
+	budgets, err := st.Budgets(ctx, org.ID)
 	if err != nil {
 		return d, err
 	}
-	v.Cards = moneyCards(monthRows, today)
-
-	budgets, err := st.Budgets(ctx, org.ID)
+	from := budget.AddDays(today, -budget.ForecastWindow)
+	if monthStart.Before(from) {
+		from = monthStart
+	}
+	spend, err := st.BudgetsSpendByDay(ctx, org.ID, budgets, from, today)
 	if err != nil {
 		return d, err
 	}
@@ -126,11 +149,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 			v.TagBudgets = append(v.TagBudgets, b)
 			continue
 		}
-		bs, err := s.budgetStatus(ctx, st, org, b, today, 0)
-		if err != nil {
-			return d, err
-		}
-		v.Budgets = append(v.Budgets, bs)
+		v.Budgets = append(v.Budgets, budgetStatusOf(b, today, 0, spend[b.ID]))
 	}
 
 	wideSeries := buildSeries(rows, wide.From, f.To)
@@ -196,6 +215,9 @@ func moneyCards(rows []store.DaySpend, today time.Time) []views.MoneyCard {
 	lastSame := lastStart.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastStart))-1)
 	daily := map[string]map[time.Time]decimal.Decimal{}
 	for _, r := range rows {
+		if r.Day.Before(lastStart) || r.Day.After(today) {
+			continue // the chart's days, fetched in the same query
+		}
 		if daily[r.Currency] == nil {
 			daily[r.Currency] = map[time.Time]decimal.Decimal{}
 		}
