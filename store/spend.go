@@ -349,3 +349,16 @@ func (s *Store) LatestSpendDay(ctx context.Context, orgID int64) (time.Time, boo
 	}
 	return *day, true, nil
 }
+
+// SpendVersion changes whenever orgID's rolled-up spend or budgets may have
+// changed: daily_spend is written only by imports (and rebuilt when the
+// org's time zone changes), each of which commits with its finished_at,
+// and every budget write moves updated_at or the count. The dashboard keys
+// its cache on it.
+func (s *Store) SpendVersion(ctx context.Context, orgID int64) (string, error) {
+	var imports, budgets string
+	err := s.q.QueryRow(ctx, `
+		SELECT (SELECT count(*) || '/' || coalesce(max(finished_at)::text, '') FROM imports WHERE org_id = $1 AND status = 'succeeded'),
+			(SELECT count(*) || '/' || coalesce(max(updated_at)::text, '') FROM budgets WHERE org_id = $1)`, orgID).Scan(&imports, &budgets)
+	return imports + "|" + budgets, mapError("spend version", err)
+}

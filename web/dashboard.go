@@ -57,9 +57,17 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.dashboard(ctx, st, org, sq, today)
+	version, err := st.SpendVersion(ctx, org.ID)
 	if err != nil {
 		return err
+	}
+	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
+	d, ok := s.dashes.get(key)
+	if !ok {
+		if d, err = s.dashboard(ctx, st, org, sq, today); err != nil {
+			return err
+		}
+		s.dashes.put(key, d)
 	}
 	switch format {
 	case "json":

@@ -256,3 +256,36 @@ func TestAPISpendRefusesBadQueries(t *testing.T) {
 		t.Fatalf("empty = %s", rec.Body)
 	}
 }
+
+// TestDashboardCacheFollowsData checks that a cached dashboard is never
+// served after the data under it changed: a new budget and a new import
+// both show at once.
+func TestDashboardCacheFollowsData(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	cards := func() (int, string) {
+		d := doc(t, c.get("/dashboard?range=7d"))
+		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-testid=mtd-card]`).Last().Find(`[data-testid=mtd]`).Text()
+	}
+	n, mtd := cards()
+	if n2, mtd2 := cards(); n2 != n || mtd2 != mtd {
+		t.Fatalf("the same view twice differs: %d/%s then %d/%s", n, mtd, n2, mtd2)
+	}
+	if _, err := b.st.CreateBudget(ctx(), org.ID, owner.ID, store.BudgetInput{Name: "New", Amount: decimal.NewFromInt(5), Currency: "USD", Period: "daily", Thresholds: []int{100}}); err != nil {
+		t.Fatal(err)
+	}
+	if n2, _ := cards(); n2 != n+1 {
+		t.Fatalf("budget cards after a new budget = %d, want %d", n2, n+1)
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
+		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+today+" 01:00:00,USD,Extra\n"))
+	wantStatus(t, rec, http.StatusCreated)
+	if _, mtd2 := cards(); mtd2 == mtd {
+		t.Fatalf("month to date unchanged (%s) after importing a million", mtd)
+	}
+}

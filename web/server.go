@@ -39,6 +39,7 @@ type Server struct {
 	importer *ingest.Importer
 	echo     *echo.Echo
 	metrics  *metrics
+	dashes   *dashboardCache // computed dashboards (dashboard.go)
 }
 
 // NewServer wires the routes and middleware.
@@ -49,7 +50,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.MaxUploadBytes == 0 {
 		cfg.MaxUploadBytes = 512 << 20
 	}
-	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New()}
+	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache()}
 	// Imports write through the plain store: COPY cannot run under
 	// row-level security, and the importer sets org_id on every row itself.
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())

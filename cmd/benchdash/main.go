@@ -3,7 +3,8 @@
 //
 //	benchdash load    -rows N [-others K -other-rows M]   fill orgs with generated charges, roll up
 //	benchdash hit     -base URL -email E -password P -token T -n N -c C
-//	                                                    time the dashboard and /api/v1/spend
+//	                                                    time the dashboard (cold: a view not cached
+//	                                                    yet; warm: repeated) and /api/v1/spend
 //	benchdash explain -email E -password P              EXPLAIN ANALYZE every query of one dashboard view
 //	benchdash logstats -path P < server.log             server-side durations from a JSON log
 //
@@ -31,6 +32,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
@@ -279,10 +281,19 @@ func hit(args []string) error {
 	to := time.Now().UTC()
 	from := to.AddDate(0, 0, 1-*days)
 	q := "from=" + from.Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly)
+	// Cold views: every request a 90-day range not asked before (shifted a
+	// day further back each time), so the dashboard cache never answers.
+	var cold atomic.Int64
 	targets := []struct {
 		name string
 		req  func() *http.Request
 	}{
+		{"GET /dashboard 90d, cold (new view)", func() *http.Request {
+			k := int(cold.Add(1))
+			f, t := from.AddDate(0, 0, -k), to.AddDate(0, 0, -k)
+			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=custom&from="+f.Format(time.DateOnly)+"&to="+t.Format(time.DateOnly), nil)
+			return r
+		}},
 		{"GET /dashboard?range=90d (page)", func() *http.Request {
 			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=90d", nil)
 			return r
@@ -381,7 +392,7 @@ func explain(ctx context.Context, args []string) error {
 	defer conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id")
 	for i, q := range qs {
 		s := strings.TrimSpace(q.sql)
-		if !strings.HasPrefix(s, "SELECT") && !strings.HasPrefix(s, "INSERT") {
+		if !strings.HasPrefix(s, "SELECT") && !strings.HasPrefix(s, "WITH") {
 			continue
 		}
 		if !strings.Contains(s, "daily_spend") && !strings.Contains(s, "budget") {
