@@ -14,6 +14,7 @@ const (
 	keyOrg     = "burnrate.org"
 	keyRole    = "burnrate.role"
 	keyStore   = "burnrate.store"
+	keyOrgs    = "burnrate.orgs" // the user's orgs, loaded before the fence
 )
 
 // currentSession is the request's session, or nil when logged out (and for

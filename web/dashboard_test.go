@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -287,5 +289,38 @@ func TestDashboardCacheFollowsData(t *testing.T) {
 	wantStatus(t, rec, http.StatusCreated)
 	if _, mtd2 := cards(); mtd2 == mtd {
 		t.Fatalf("month to date unchanged (%s) after importing a million", mtd)
+	}
+}
+
+// TestDashboardUnderConcurrency sends more simultaneous dashboard requests
+// than the pool has connections: each request must finish on its own
+// fenced connection, never wait for a second one (which deadlocked).
+func TestDashboardUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, _, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	n := int(b.st.Pool().Config().MaxConns) * 3
+	done := make(chan int, n)
+	// A deadline on each request, so that a deadlock fails the test
+	// rather than hanging it (blocked acquires give up).
+	deadline, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range n {
+		go func() {
+			req := httptest.NewRequestWithContext(deadline, http.MethodGet, "/dashboard?range=custom&from=2026-01-01&to=2026-01-"+fmt.Sprintf("%02d", i%28+1), nil)
+			for _, ck := range c.jar.Cookies(base) {
+				req.AddCookie(ck)
+			}
+			rec := httptest.NewRecorder()
+			b.srv.ServeHTTP(rec, req)
+			done <- rec.Code
+		}()
+	}
+	for range n {
+		if code := <-done; code != http.StatusOK {
+			t.Fatalf("one of %d concurrent dashboards on a pool of %d: status %d (a deadlock times out as 500)", n, b.st.Pool().Config().MaxConns, code)
+		}
 	}
 }

@@ -182,6 +182,17 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) fence(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		org := currentOrg(c)
+		if u := currentUser(c); u != nil {
+			// The nav's org switcher reads across the fence: load it
+			// before taking the fenced connection, so that no request
+			// holds one connection while it waits for another (with as
+			// many requests as the pool has connections, that deadlocks).
+			orgs, err := s.store.OrgsForUser(c.Request().Context(), u.ID)
+			if err != nil {
+				return err
+			}
+			c.Set(keyOrgs, orgs)
+		}
 		return s.store.Fenced(c.Request().Context(), org.ID, func(st *store.Store) error {
 			c.Set(keyStore, st)
 			err := next(c)

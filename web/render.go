@@ -6,6 +6,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
 
@@ -33,13 +34,17 @@ func (s *Server) shell(c echo.Context, title, active string) views.Shell {
 		BaseURL: s.cfg.BaseURL,
 	}
 	ctx := c.Request().Context()
-	if sh.User != nil {
+	if orgs, ok := c.Get(keyOrgs).([]store.UserOrg); ok {
+		sh.Orgs = orgs // loaded by fence, before it took its connection
+	} else if sh.User != nil {
 		// The org switcher; on failure the page still renders without it.
 		sh.Orgs, _ = s.store.OrgsForUser(ctx, sh.User.ID)
 	}
 	if sess := currentSession(c); sess != nil && sess.Flash != "" {
 		sh.Flash = sess.Flash
-		_ = s.store.SetFlash(context.WithoutCancel(ctx), sess.ID, "")
+		// Through s.db: a fenced request must not wait for a second
+		// connection (sessions are not behind row-level security).
+		_ = s.db(c).SetFlash(context.WithoutCancel(ctx), sess.ID, "")
 		sess.Flash = ""
 	}
 	return sh
@@ -53,6 +58,6 @@ func csrfToken(c echo.Context) string {
 // flash leaves a message for the next page the session sees.
 func (s *Server) flash(c echo.Context, msg string) {
 	if sess := currentSession(c); sess != nil {
-		_ = s.store.SetFlash(c.Request().Context(), sess.ID, msg)
+		_ = s.db(c).SetFlash(c.Request().Context(), sess.ID, msg)
 	}
 }

@@ -281,17 +281,20 @@ func hit(args []string) error {
 	to := time.Now().UTC()
 	from := to.AddDate(0, 0, 1-*days)
 	q := "from=" + from.Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly)
-	// Cold views: every request a 90-day range not asked before (shifted a
-	// day further back each time), so the dashboard cache never answers.
+	// Cold views: every request a view not asked before, so the dashboard
+	// cache never answers: the 90-day range shifted back 0–59 days (all
+	// within the data) times the six group-bys, 360 views in all.
 	var cold atomic.Int64
+	groups := []string{"provider", "service", "account", "team", "model", "source"}
 	targets := []struct {
 		name string
 		req  func() *http.Request
 	}{
 		{"GET /dashboard 90d, cold (new view)", func() *http.Request {
 			k := int(cold.Add(1))
-			f, t := from.AddDate(0, 0, -k), to.AddDate(0, 0, -k)
-			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=custom&from="+f.Format(time.DateOnly)+"&to="+t.Format(time.DateOnly), nil)
+			f, t := from.AddDate(0, 0, -(k%60)), to.AddDate(0, 0, -(k%60))
+			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=custom&from="+f.Format(time.DateOnly)+
+				"&to="+t.Format(time.DateOnly)+"&group="+groups[(k/60)%len(groups)], nil)
 			return r
 		}},
 		{"GET /dashboard?range=90d (page)", func() *http.Request {
