@@ -250,6 +250,22 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 	// Two levels: first collapse the days (one hash aggregate over the
 	// range's rollup rows), then the grouping sets over the few rows left,
 	// which is many times faster than grouping sets over every day.
+	// The first level has up to a thousand keys per day of the range; with the
+	// default work_mem the planner sorts them on disk instead of hashing
+	// them (three times slower), so the query gets more, for itself only.
+	var b Breakdown
+	err := s.InTx(ctx, func(tx *Store) error {
+		if _, err := tx.q.Exec(ctx, `SET LOCAL work_mem = '32MB'`); err != nil {
+			return err
+		}
+		var err error
+		b, err = tx.breakdown(ctx, where, f, args)
+		return err
+	})
+	return b, mapError("spend breakdown", err)
+}
+
+func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args []any) (Breakdown, error) {
 	rows, err := s.q.Query(ctx, `
 		WITH r AS (
 			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
@@ -269,7 +285,7 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 			(model, currency), (team, currency), (source, currency), (charge_category, currency))
 		ORDER BY 11 DESC`, args...)
 	if err != nil {
-		return Breakdown{}, mapError("spend breakdown", err)
+		return Breakdown{}, err
 	}
 	var (
 		b                                                              Breakdown
@@ -330,7 +346,7 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 	for _, vs := range b.Facets {
 		slices.Sort(vs)
 	}
-	return b, mapError("spend breakdown", err)
+	return b, err
 }
 
 // HasSpend reports whether orgID has any rolled-up spend at all.

@@ -393,8 +393,18 @@ func explain(ctx context.Context, args []string) error {
 		return err
 	}
 	defer conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id")
+	reset := false
 	for i, q := range qs {
 		s := strings.TrimSpace(q.sql)
+		if local, ok := strings.CutPrefix(s, "SET LOCAL "); ok {
+			// A setting the next query ran under, in its transaction.
+			if _, err := conn.Exec(ctx, "SET "+local); err != nil {
+				return err
+			}
+			fmt.Printf("\n-- (SET LOCAL %s for the next query)", local)
+			reset = true
+			continue
+		}
 		if !strings.HasPrefix(s, "SELECT") && !strings.HasPrefix(s, "WITH") {
 			continue
 		}
@@ -415,6 +425,12 @@ func explain(ctx context.Context, args []string) error {
 		}
 		if rows.Err() != nil {
 			return rows.Err()
+		}
+		if reset {
+			if _, err := conn.Exec(ctx, "RESET work_mem"); err != nil {
+				return err
+			}
+			reset = false
 		}
 	}
 	return nil
