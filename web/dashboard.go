@@ -1,13 +1,462 @@
 package web
 
 import (
+	"context"
+	"encoding/csv"
 	"net/http"
+	"slices"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
 
+// Dashboard table sizes.
+const (
+	topDrivers     = 20
+	topMovers      = 10
+	maxTableGroups = 8 // columns of the no-JavaScript daily table; the rest is "other"
+)
+
+// dashTables are the tables the dashboard downloads as CSV (?format=csv&table=…).
+var dashTables = []string{"daily", "drivers", "dod", "wow", "gpus", "models", "anomalies"}
+
+// dashboardData is everything the dashboard shows, computed once and then
+// rendered as a page, a fragment, JSON or CSV.
+type dashboardData struct {
+	view   views.Dashboard
+	series []series // the range, per currency
+	chart  chartData
+}
+
+// handleDashboard is the page a team lead opens every morning. It reads
+// rollups only (daily_spend), apart from nothing: budgets scoped by tags
+// are left to the budgets page, which reads charges for them.
+//
+// ?format=json answers the chart data, ?format=csv&table=NAME a table;
+// htmx requests (the filter form) get the dashboard without the layout.
 func (s *Server) handleDashboard(c echo.Context) error {
-	return render(c, http.StatusOK, views.DashboardEmpty(s.shell(c, "Dashboard", "dashboard")))
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	st := s.db(c)
+	format := c.QueryParam("format")
+	has, err := st.HasSpend(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	if !has && format == "" {
+		return render(c, http.StatusOK, views.DashboardEmpty(s.shell(c, "Dashboard", "dashboard")))
+	}
+	today := budget.Day(time.Now(), org.Location())
+	sq, err := parseSpendQuery(c.QueryParams(), today)
+	if err != nil {
+		return err
+	}
+	version, err := st.SpendVersion(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
+	d, ok := s.dashes.get(key)
+	if !ok {
+		if d, err = s.dashboard(ctx, st, org, sq, today); err != nil {
+			return err
+		}
+		s.dashes.put(key, d)
+	}
+	switch format {
+	case "json":
+		return c.JSON(http.StatusOK, d.chart)
+	case "csv":
+		return dashboardCSV(c, d)
+	case "", "html":
+	default:
+		return unprocessable("format: %q is not html, json or csv", format)
+	}
+	if isHTMX(c) {
+		return render(c, http.StatusOK, views.DashboardContent(d.view))
+	}
+	return render(c, http.StatusOK, views.DashboardPage(s.shell(c, "Dashboard", "dashboard"), d.view))
+}
+
+func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time) (dashboardData, error) {
+	f := sq.Filter
+	var d dashboardData
+	v := &d.view
+	v.Filter = views.DashFilter{
+		Range: sq.Range, From: f.From.Format(time.DateOnly), To: f.To.Format(time.DateOnly), Group: string(sq.Group),
+		Chart: sq.Chart, Cost: string(f.Cost), Values: map[string]string{},
+	}
+	for dim, val := range f.Values() {
+		v.Filter.Values[string(dim)] = val
+	}
+	v.Query = sq.values().Encode()
+	v.Today = today
+
+	// One query serves the chart, the tables and the month-to-date cards:
+	// the range's days with anomalyWindow days before as the baseline of
+	// its first days (and of week-over-week movers on short ranges), and
+	// last month's first day to today for the cards (the month's run-rate
+	// and last month to the same day), when the two spans are near.
+	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	wide := f
+	wide.From = budget.AddDays(f.From, -anomalyWindow)
+	month := f
+	month.From, month.To = monthStart.AddDate(0, -1, 0), today
+	span := wide
+	joined := !month.From.After(budget.AddDays(wide.To, 31)) && !wide.From.After(budget.AddDays(month.To, 31))
+	if joined {
+		if month.From.Before(span.From) {
+			span.From = month.From
+		}
+		if month.To.After(span.To) {
+			span.To = month.To
+		}
+	}
+	rows, err := st.SpendByDay(ctx, org.ID, span, sq.Group)
+	if err != nil {
+		return d, err
+	}
+	monthRows := rows
+	if !joined {
+		if monthRows, err = st.SpendByDay(ctx, org.ID, month, ""); err != nil {
+			return d, err
+		}
+	}
+	v.Cards = moneyCards(monthRows, today)
+
+	breakdown, err := st.SpendBreakdown(ctx, org.ID, f)
+	if err != nil {
+		return d, err
+	}
+	v.Filter.Facets = map[string][]string{}
+	for dim, vals := range breakdown.Facets {
+		v.Filter.Facets[string(dim)] = vals
+	}
+
+	// Budget cards: every budget not scoped by tags, in one pass.
+	budgets, err := st.Budgets(ctx, org.ID)
+	if err != nil {
+		return d, err
+	}
+	from := budget.AddDays(today, -budget.ForecastWindow)
+	if monthStart.Before(from) {
+		from = monthStart
+	}
+	spend, err := st.BudgetsSpendByDay(ctx, org.ID, budgets, from, today)
+	if err != nil {
+		return d, err
+	}
+	for _, b := range budgets {
+		if len(b.Scope.Tags) > 0 {
+			v.TagBudgets = append(v.TagBudgets, b)
+			continue
+		}
+		v.Budgets = append(v.Budgets, budgetStatusOf(b, today, 0, spend[b.ID]))
+	}
+
+	wideSeries := buildSeries(rows, wide.From, f.To)
+	for _, ws := range wideSeries {
+		rs := ws.trim(f.From)
+		d.series = append(d.series, rs)
+		anomalies := findAnomalies(ws, anomalyWindow)
+		for _, a := range anomalies {
+			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
+				Baseline: a.Baseline, Drivers: moverViews(a.Drivers)})
+		}
+		v.Daily = append(v.Daily, dailyTable(rs, anomalies))
+		if last := lastDayWithSpend(ws); last >= anomalyWindow {
+			v.DoD = append(v.DoD, moverViews(movers(ws, last, 1, topMovers))...)
+			v.WoW = append(v.WoW, moverViews(movers(ws, last, 7, topMovers))...)
+			if v.MoversDay.IsZero() || ws.Days[last].After(v.MoversDay) {
+				v.MoversDay = ws.Days[last]
+			}
+		}
+		d.chart.Charts = append(d.chart.Charts, chartFor(rs, anomalies, budgets, sq))
+	}
+	d.chart.Group = string(sq.Group)
+	d.chart.View = sq.Chart
+
+	totals := map[string]decimal.Decimal{}
+	for _, dr := range breakdown.Drivers {
+		totals[dr.Currency] = totals[dr.Currency].Add(dr.Amount)
+	}
+	for _, dr := range breakdown.Drivers {
+		if len(v.Drivers) == topDrivers {
+			break
+		}
+		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: share(dr.Amount, totals[dr.Currency])})
+	}
+	v.AllDrivers = breakdown.Drivers
+	v.GPUs, v.Models = breakdown.GPUs, breakdown.Models
+	v.Chart = d.chart
+	return d, nil
+}
+
+func share(part, whole decimal.Decimal) int {
+	if !whole.IsPositive() {
+		return 0
+	}
+	return int(part.Mul(decimal.NewFromInt(100)).Div(whole).Round(0).IntPart())
+}
+
+func moverViews(ms []mover) []views.Mover {
+	out := make([]views.Mover, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, views.Mover{Group: m.Group, Currency: m.Currency, Before: m.Before, After: m.After,
+			Change: m.Change(), Percent: m.Percent()})
+	}
+	return out
+}
+
+// moneyCards makes the month-to-date cards, one per currency, from daily
+// totals since the first of last month.
+func moneyCards(rows []store.DaySpend, today time.Time) []views.MoneyCard {
+	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	lastStart := monthStart.AddDate(0, -1, 0)
+	// The same day last month, or its last day if shorter (31 March → 28 February).
+	lastSame := lastStart.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastStart))-1)
+	daily := map[string]map[time.Time]decimal.Decimal{}
+	for _, r := range rows {
+		if r.Day.Before(lastStart) || r.Day.After(today) {
+			continue // the chart's days, fetched in the same query
+		}
+		if daily[r.Currency] == nil {
+			daily[r.Currency] = map[time.Time]decimal.Decimal{}
+		}
+		daily[r.Currency][r.Day] = daily[r.Currency][r.Day].Add(r.Amount)
+	}
+	var cards []views.MoneyCard
+	for _, cur := range sortedKeys(daily) {
+		days := daily[cur]
+		fc := budget.ForecastPeriod(budget.Monthly, today, today, days)
+		card := views.MoneyCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, ForecastMethod: fc.Method(),
+			LastMonthDay: lastSame}
+		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
+			card.LastMonth = card.LastMonth.Add(days[d])
+		}
+		cards = append(cards, card)
+	}
+	return cards
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// dailyTable is a series as the table shown without JavaScript: the
+// largest groups as columns, the rest summed as "other".
+func dailyTable(s series, anomalies []anomaly) views.DailyTable {
+	t := views.DailyTable{Currency: s.Currency, Total: s.total()}
+	groups := s.Groups
+	if len(groups) > maxTableGroups {
+		groups = groups[:maxTableGroups-1]
+		t.Other = true
+	}
+	t.Groups = groups
+	marked := map[time.Time]anomaly{}
+	for _, a := range anomalies {
+		marked[a.Day] = a
+	}
+	for i, day := range s.Days {
+		row := views.DailyRow{Day: day, Total: s.Totals[i]}
+		rest := s.Totals[i]
+		for _, g := range groups {
+			row.Values = append(row.Values, s.ByGroup[g][i])
+			rest = rest.Sub(s.ByGroup[g][i])
+		}
+		if t.Other {
+			row.Values = append(row.Values, rest)
+		}
+		if a, ok := marked[day]; ok {
+			row.Anomaly = true
+			row.AnomalyNote = anomalyNote(a)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func anomalyNote(a anomaly) string {
+	note := "More than " + strconv.Itoa(anomalyFactor) + "× the median of the " + strconv.Itoa(anomalyWindow) +
+		" days before (" + a.Baseline.StringFixed(2) + " " + a.Currency + ")."
+	if len(a.Drivers) > 0 {
+		note += " Grew most:"
+		for i, m := range a.Drivers {
+			if i > 0 {
+				note += ","
+			}
+			note += " " + groupName(m.Group) + " +" + m.Change().StringFixed(2)
+		}
+	}
+	return note
+}
+
+func groupName(g string) string {
+	if g == "" {
+		return "(none)"
+	}
+	return g
+}
+
+// chartData is the dashboard's chart as JSON: one chart per currency.
+// Amounts are exact decimal strings; the browser plots them as numbers but
+// shows the strings in tooltips.
+type chartData struct {
+	Group  string         `json:"group"`
+	View   string         `json:"view"` // daily or cumulative
+	Charts []currencyPlot `json:"charts"`
+}
+
+type currencyPlot struct {
+	Currency   string       `json:"currency"`
+	Days       []string     `json:"days"`
+	Series     []plotSeries `json:"series"`
+	Totals     []string     `json:"totals"`
+	Cumulative []string     `json:"cumulative"` // month to date at each day (resets on the 1st)
+	Budgets    []plotBudget `json:"budgets"`
+	Anomalies  []plotMarker `json:"anomalies"`
+}
+
+type plotSeries struct {
+	Name string   `json:"name"`
+	Data []string `json:"data"`
+}
+
+type plotBudget struct {
+	Name  string   `json:"name"`
+	Daily []string `json:"daily"` // the budget per day (monthly pro-rated)
+	Pace  []string `json:"pace"`  // the cumulative budget since the 1st
+}
+
+type plotMarker struct {
+	Day    string `json:"day"`
+	Amount string `json:"amount"`
+	Note   string `json:"note"`
+}
+
+// chartFor lays out one currency's chart: bars per group, the budgets in
+// that currency as lines, the anomalies as markers.
+func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQuery) currencyPlot {
+	p := currencyPlot{Currency: s.Currency, Series: []plotSeries{}, Budgets: []plotBudget{}, Anomalies: []plotMarker{}}
+	cum := decimal.Zero
+	for i, day := range s.Days {
+		p.Days = append(p.Days, day.Format(time.DateOnly))
+		p.Totals = append(p.Totals, s.Totals[i].String())
+		if day.Day() == 1 {
+			cum = decimal.Zero
+		}
+		cum = cum.Add(s.Totals[i])
+		p.Cumulative = append(p.Cumulative, cum.String())
+	}
+	for _, g := range s.Groups {
+		ps := plotSeries{Name: groupName(g)}
+		for _, v := range s.ByGroup[g] {
+			ps.Data = append(ps.Data, v.String())
+		}
+		p.Series = append(p.Series, ps)
+	}
+	for _, b := range budgets {
+		if b.Currency != s.Currency {
+			continue
+		}
+		pb := plotBudget{Name: "Budget: " + b.Name}
+		pace := decimal.Zero
+		for _, day := range s.Days {
+			daily := budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+			if day.Day() == 1 {
+				pace = decimal.Zero
+			}
+			pace = pace.Add(daily)
+			pb.Daily = append(pb.Daily, daily.StringFixed(2))
+			pb.Pace = append(pb.Pace, pace.StringFixed(2))
+		}
+		p.Budgets = append(p.Budgets, pb)
+	}
+	for _, a := range anomalies {
+		if a.Day.Before(s.Days[0]) {
+			continue
+		}
+		p.Anomalies = append(p.Anomalies, plotMarker{Day: a.Day.Format(time.DateOnly), Amount: a.Amount.String(), Note: anomalyNote(a)})
+	}
+	return p
+}
+
+// dashboardCSV writes one of the dashboard's tables as CSV, amounts exact.
+func dashboardCSV(c echo.Context, d dashboardData) error {
+	table := c.QueryParam("table")
+	var rows [][]string
+	v := d.view
+	money := func(x decimal.Decimal) string { return x.String() }
+	switch table {
+	case "daily":
+		rows = append(rows, []string{"date", "currency", v.Filter.Group, "amount"})
+		for _, s := range d.series {
+			for _, g := range s.Groups {
+				for i, day := range s.Days {
+					if x := s.ByGroup[g][i]; !x.IsZero() {
+						rows = append(rows, []string{day.Format(time.DateOnly), s.Currency, g, money(x)})
+					}
+				}
+			}
+		}
+	case "drivers":
+		rows = append(rows, []string{"provider", "service", "account", "model", "currency", "amount"})
+		for _, dr := range v.AllDrivers {
+			rows = append(rows, []string{dr.Provider, dr.Service, dr.Account, dr.Model, dr.Currency, money(dr.Amount)})
+		}
+	case "dod", "wow":
+		ms := v.DoD
+		if table == "wow" {
+			ms = v.WoW
+		}
+		rows = append(rows, []string{v.Filter.Group, "currency", "before", "after", "change", "change_percent"})
+		for _, m := range ms {
+			rows = append(rows, []string{m.Group, m.Currency, money(m.Before), money(m.After), money(m.Change), m.Percent})
+		}
+	case "gpus":
+		rows = append(rows, []string{"gpu_type", "currency", "gpu_hours", "amount", "per_gpu_hour"})
+		for _, g := range v.GPUs {
+			rows = append(rows, []string{g.GPUType, g.Currency, g.GPUHours.String(), money(g.Amount), g.PerGPUHour().StringFixed(4)})
+		}
+	case "models":
+		rows = append(rows, []string{"model", "currency", "input_tokens", "output_tokens", "cached_tokens", "requests", "amount", "per_million_tokens"})
+		for _, m := range v.Models {
+			rows = append(rows, []string{m.Model, m.Currency, strconv.FormatInt(m.InputTokens, 10), strconv.FormatInt(m.OutputTokens, 10),
+				strconv.FormatInt(m.CachedTokens, 10), strconv.FormatInt(m.Requests, 10), money(m.Amount), m.PerMillionTokens().StringFixed(4)})
+		}
+	case "anomalies":
+		rows = append(rows, []string{"date", "currency", "amount", "baseline_median", "drivers"})
+		for _, a := range v.Anomalies {
+			drivers := ""
+			for i, m := range a.Drivers {
+				if i > 0 {
+					drivers += "; "
+				}
+				drivers += groupName(m.Group) + " +" + money(m.Change)
+			}
+			rows = append(rows, []string{a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers})
+		}
+	default:
+		return unprocessable("table: %q is not one of %v", table, dashTables)
+	}
+	name := "burnrate-" + table + "-" + v.Filter.From + "-" + v.Filter.To + ".csv"
+	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`"`)
+	c.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(c.Response())
+	if err := w.WriteAll(rows); err != nil {
+		return err
+	}
+	return nil
 }

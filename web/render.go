@@ -34,7 +34,9 @@ func (s *Server) shell(c echo.Context, title, active string) views.Shell {
 	}
 	ctx := c.Request().Context()
 	if sh.User != nil {
-		// The org switcher; on failure the page still renders without it.
+		// The org switcher, through the request's own connection (the fence
+		// lets a user read their own orgs); on failure the page still
+		// renders without it.
 		sh.Orgs, _ = s.db(c).OrgsForUser(ctx, sh.User.ID)
 	}
 	if sess := currentSession(c); sess != nil && sess.Flash != "" {

@@ -67,7 +67,6 @@ func (s *Server) routes() {
 		return append([]echo.MiddlewareFunc{s.requireUser, s.requireOrg, s.fence, s.refuseViewerWrites}, extra...)
 	}
 	admin := app(s.requireRole(roleAdmin))
-	e.GET("/dashboard", s.handleDashboard, app()...)
 	e.GET("/settings", s.handleSettingsShow, app()...)
 	e.POST("/settings", s.handleSettingsUpdate, admin...)
 	e.GET("/members", s.handleMembers, app()...)
@@ -86,6 +85,27 @@ func (s *Server) routes() {
 	e.GET("/imports/mapping", s.handleMappingShow, app()...)
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
 	e.GET("/imports/:id", s.handleImportShow, app()...)
+
+	// Dashboard and budgets (issue 4). The dashboard reads rollups only;
+	// ?format=json|csv on /dashboard serve its chart data and tables.
+	// Budgets are read by every member and changed by admins and owners.
+	budgetAdmin := app(s.requireBudgetAdmin)
+	e.GET("/dashboard", s.handleDashboard, app()...)
+	e.GET("/budgets", s.handleBudgets, app()...)
+	e.GET("/budgets/new", s.handleBudgetNew, budgetAdmin...)
+	e.POST("/budgets", s.handleBudgetCreate, budgetAdmin...)
+	e.GET("/budgets/:id", s.handleBudgetShow, app()...)
+	e.GET("/budgets/:id/edit", s.handleBudgetEdit, budgetAdmin...)
+	e.POST("/budgets/:id", s.handleBudgetUpdate, budgetAdmin...)
+	e.POST("/budgets/:id/delete", s.handleBudgetDelete, budgetAdmin...)
+	apiDash := []echo.MiddlewareFunc{s.requireToken, s.fence}
+	apiBudgetAdmin := []echo.MiddlewareFunc{s.requireToken, s.fence, s.requireBudgetAdmin}
+	e.GET("/api/v1/spend", s.handleAPISpend, apiDash...)
+	e.GET("/api/v1/budgets", s.handleAPIBudgetList, apiDash...)
+	e.POST("/api/v1/budgets", s.handleAPIBudgetCreate, apiBudgetAdmin...)
+	e.GET("/api/v1/budgets/:id", s.handleAPIBudgetShow, apiDash...)
+	e.PUT("/api/v1/budgets/:id", s.handleAPIBudgetUpdate, apiBudgetAdmin...)
+	e.DELETE("/api/v1/budgets/:id", s.handleAPIBudgetDelete, apiBudgetAdmin...)
 
 	// JSON API for scripts, authenticated by org API tokens.
 	api := []echo.MiddlewareFunc{s.requireToken, s.fence}

@@ -40,6 +40,7 @@ type Server struct {
 	progress *uploadProgress
 	echo     *echo.Echo
 	metrics  *metrics
+	dashes   *dashboardCache // computed dashboards (dashboard.go)
 }
 
 // NewServer wires the routes and middleware.
@@ -50,7 +51,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.MaxUploadBytes == 0 {
 		cfg.MaxUploadBytes = 512 << 20
 	}
-	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New()}
+	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache()}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.echo.HideBanner = true

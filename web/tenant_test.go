@@ -54,7 +54,13 @@ func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) o
 	if err != nil {
 		t.Fatal(err)
 	}
+	bud, err := b.st.CreateBudget(ctx(), org.ID, owner.ID, store.BudgetInput{Name: "B's budget", Amount: decimal.NewFromInt(100),
+		Currency: "USD", Period: "monthly", Thresholds: []int{50, 80, 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return orgFixtures{
+		"/budgets/:id":             itoa(bud.ID),
 		"/imports/:id":             itoa(imp.ID),
 		"/members/:user_id":        itoa(member.ID),
 		"/invites/:id":             itoa(inv.ID),
@@ -146,5 +152,8 @@ func TestCrossTenantRoutesAre404(t *testing.T) {
 	}
 	if scs, _ := b.st.Scenarios(ctx(), orgB.ID, store.ScenarioBreakEven); len(scs) != 1 {
 		t.Fatal("org B's scenario was deleted from org A")
+	}
+	if bs, _ := b.st.Budgets(ctx(), orgB.ID); len(bs) != 1 || bs[0].Name != "B's budget" {
+		t.Fatalf("org B's budgets changed from org A: %+v", bs)
 	}
 }

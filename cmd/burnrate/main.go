@@ -39,6 +39,8 @@ Commands:
   breakeven --model NAME --input-tokens N --output-tokens N [--cached-tokens N]
          [--gpu NAME] [--gpu-price USD] [--throughput N] [--utilization F] [--json]
                              LLM API vs self-hosted GPUs for a monthly volume
+  demo [--email E] [--password P]
+                             create a demo org with 90 days of generated spend and budgets
 
 advise and breakeven use the shipped prices and need no database unless given
 --org SLUG (the org's own prices). Every other command reads DATABASE_URL; without it, Burnrate starts its own private
@@ -84,6 +86,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAdvise(ctx, cfg, log, rest, stdout)
 	case "breakeven":
 		return runBreakEven(ctx, cfg, log, rest, stdout)
+	case "demo":
+		return runDemo(ctx, cfg, log, rest, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

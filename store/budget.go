@@ -1,0 +1,311 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// BudgetScope is the slice of spend a budget covers: every field set must
+// match; an empty scope is all of the org's spend.
+type BudgetScope struct {
+	Provider string            `json:"provider,omitempty"`
+	Service  string            `json:"service,omitempty"`
+	Account  string            `json:"account,omitempty"`
+	Team     string            `json:"team,omitempty"`
+	Model    string            `json:"model,omitempty"`
+	Source   string            `json:"source,omitempty"`
+	Tags     map[string]string `json:"tags,omitempty"`
+}
+
+// Filter is the scope as a spend filter over days from..to. Tags have no
+// place in it: daily_spend does not keep them (see BudgetSpendByDay).
+func (sc BudgetScope) Filter(from, to time.Time) SpendFilter {
+	return SpendFilter{From: from, To: to, Provider: sc.Provider, Service: sc.Service, Account: sc.Account,
+		Team: sc.Team, Model: sc.Model, Source: sc.Source, Cost: CostBilled}
+}
+
+// Empty reports whether the scope is all spend.
+func (sc BudgetScope) Empty() bool {
+	return sc.Provider == "" && sc.Service == "" && sc.Account == "" && sc.Team == "" && sc.Model == "" &&
+		sc.Source == "" && len(sc.Tags) == 0
+}
+
+// Budget is an amount per day or per month for a slice of an org's spend,
+// in one currency, with the thresholds (percent) that alert.
+type Budget struct {
+	OrgID      int64
+	ID         int64
+	Name       string
+	Amount     decimal.Decimal
+	Currency   string
+	Period     string // daily, monthly
+	Scope      BudgetScope
+	Thresholds []int
+	Recipients []string
+	CreatedBy  int64
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// BudgetInput is what a user sets on a budget.
+type BudgetInput struct {
+	Name       string
+	Amount     decimal.Decimal
+	Currency   string
+	Period     string
+	Scope      BudgetScope
+	Thresholds []int
+	Recipients []string
+}
+
+const budgetColumns = `org_id, id, name, amount, currency, period, scope, thresholds, recipients,
+	coalesce(created_by, 0), created_at, updated_at`
+
+func scanBudget(row pgx.Row) (Budget, error) {
+	var b Budget
+	var scope []byte
+	err := row.Scan(&b.OrgID, &b.ID, &b.Name, &b.Amount, &b.Currency, &b.Period, &scope, &b.Thresholds,
+		&b.Recipients, &b.CreatedBy, &b.CreatedAt, &b.UpdatedAt)
+	if err == nil {
+		err = json.Unmarshal(scope, &b.Scope)
+	}
+	return b, err
+}
+
+func collectBudgets(rows pgx.Rows) ([]Budget, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Budget, error) { return scanBudget(row) })
+}
+
+func (in BudgetInput) args() ([]any, error) {
+	scope, err := json.Marshal(in.Scope)
+	if err != nil {
+		return nil, err
+	}
+	th, rc := in.Thresholds, in.Recipients
+	if th == nil {
+		th = []int{}
+	}
+	if rc == nil {
+		rc = []string{}
+	}
+	return []any{in.Name, in.Amount, in.Currency, in.Period, scope, th, rc}, nil
+}
+
+// Budget returns orgID's budget id. Returns ErrNotFound if there is none
+// (or it is another org's).
+func (s *Store) Budget(ctx context.Context, orgID, id int64) (Budget, error) {
+	b, err := scanBudget(s.q.QueryRow(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE org_id = $1 AND id = $2`, orgID, id))
+	return b, mapError("get budget", err)
+}
+
+// Budgets lists orgID's budgets by name.
+func (s *Store) Budgets(ctx context.Context, orgID int64) ([]Budget, error) {
+	rows, err := s.q.Query(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE org_id = $1 ORDER BY lower(name), id`, orgID)
+	if err != nil {
+		return nil, mapError("list budgets", err)
+	}
+	bs, err := collectBudgets(rows)
+	return bs, mapError("list budgets", err)
+}
+
+// CreateBudget creates a budget in orgID. The caller validates in.
+func (s *Store) CreateBudget(ctx context.Context, orgID, createdBy int64, in BudgetInput) (Budget, error) {
+	args, err := in.args()
+	if err != nil {
+		return Budget{}, mapError("create budget", err)
+	}
+	var by *int64
+	if createdBy != 0 {
+		by = &createdBy
+	}
+	b, err := scanBudget(s.q.QueryRow(ctx, `
+		INSERT INTO budgets (org_id, created_by, name, amount, currency, period, scope, thresholds, recipients)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		RETURNING `+budgetColumns, append([]any{orgID, by}, args...)...))
+	return b, mapError("create budget", err)
+}
+
+// UpdateBudget replaces a budget's settings. Returns ErrNotFound if orgID
+// has no budget id.
+func (s *Store) UpdateBudget(ctx context.Context, orgID, id int64, in BudgetInput) (Budget, error) {
+	args, err := in.args()
+	if err != nil {
+		return Budget{}, mapError("update budget", err)
+	}
+	b, err := scanBudget(s.q.QueryRow(ctx, `
+		UPDATE budgets SET name = $3, amount = $4, currency = $5, period = $6, scope = $7, thresholds = $8,
+			recipients = $9, updated_at = now()
+		WHERE org_id = $1 AND id = $2
+		RETURNING `+budgetColumns, append([]any{orgID, id}, args...)...))
+	return b, mapError("update budget", err)
+}
+
+// DeleteBudget deletes a budget and its alert history. Returns ErrNotFound
+// if orgID has no budget id.
+func (s *Store) DeleteBudget(ctx context.Context, orgID, id int64) error {
+	tag, err := s.q.Exec(ctx, `DELETE FROM budgets WHERE org_id = $1 AND id = $2`, orgID, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = pgx.ErrNoRows
+	}
+	return mapError("delete budget", err)
+}
+
+// BudgetSpendByDay sums the billed spend in b's scope and currency per day,
+// for days from..to (both included) in loc.
+//
+// A scope without tags is answered from daily_spend, like the dashboard. A
+// scope with tags cannot be: the rollup keeps the team tag and no other, so
+// those budgets are summed from charges with a tags @> filter, reading
+// every row of the org in the period's instants. That is exact but slower,
+// and grows with the number of charges rather than of rollup rows; the
+// dashboard shows such budgets only on the budgets page.
+func (s *Store) BudgetSpendByDay(ctx context.Context, orgID int64, b Budget, from, to time.Time, loc *time.Location) (map[time.Time]decimal.Decimal, error) {
+	out := map[time.Time]decimal.Decimal{}
+	if len(b.Scope.Tags) == 0 {
+		days, err := s.SpendByDay(ctx, orgID, b.Scope.Filter(from, to), "")
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range days {
+			if d.Currency == b.Currency {
+				out[d.Day] = out[d.Day].Add(d.Amount)
+			}
+		}
+		return out, nil
+	}
+	tags, err := json.Marshal(b.Scope.Tags)
+	if err != nil {
+		return nil, mapError("budget spend by day", err)
+	}
+	start := time.Date(from.Year(), from.Month(), from.Day(), 0, 0, 0, 0, loc)
+	end := time.Date(to.Year(), to.Month(), to.Day()+1, 0, 0, 0, 0, loc)
+	args := []any{orgID, loc.String(), b.Currency, tags, start, end}
+	var where strings.Builder
+	sc := b.Scope
+	for d, v := range map[Dimension]string{DimProvider: sc.Provider, DimService: sc.Service, DimAccount: sc.Account,
+		DimTeam: sc.Team, DimModel: sc.Model, DimSource: sc.Source} {
+		if v != "" {
+			args = append(args, v)
+			where.WriteString(" AND " + d.chargeColumn() + " = $" + strconv.Itoa(len(args)))
+		}
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT (charge_period_start AT TIME ZONE $2)::date, sum(billed_cost)
+		FROM charges
+		WHERE org_id = $1 AND billing_currency = $3 AND tags @> $4::jsonb
+			AND charge_period_start >= $5 AND charge_period_start < $6`+where.String()+`
+		GROUP BY 1`, args...)
+	if err != nil {
+		return nil, mapError("budget spend by day", err)
+	}
+	var day time.Time
+	var amount decimal.Decimal
+	_, err = pgx.ForEachRow(rows, []any{&day, &amount}, func() error {
+		out[day] = amount
+		return nil
+	})
+	return out, mapError("budget spend by day", err)
+}
+
+// BudgetsSpendByDay is BudgetSpendByDay for many budgets at once, in one
+// pass over daily_spend (a filtered sum per budget). Budgets scoped by
+// tags are skipped: they need BudgetSpendByDay.
+func (s *Store) BudgetsSpendByDay(ctx context.Context, orgID int64, budgets []Budget, from, to time.Time) (map[int64]map[time.Time]decimal.Decimal, error) {
+	out := map[int64]map[time.Time]decimal.Decimal{}
+	args := []any{orgID, from, to}
+	param := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var sums []string
+	var ids []int64
+	for _, b := range budgets {
+		if len(b.Scope.Tags) > 0 {
+			continue
+		}
+		cond := "currency = " + param(b.Currency)
+		for d, v := range b.Scope.Filter(from, to).Values() {
+			if v != "" {
+				cond += " AND " + d.column() + " = " + param(v)
+			}
+		}
+		sums = append(sums, "coalesce(sum(billed) FILTER (WHERE "+cond+"), 0)")
+		ids = append(ids, b.ID)
+		out[b.ID] = map[time.Time]decimal.Decimal{}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT day, `+strings.Join(sums, ", ")+`
+		FROM daily_spend
+		WHERE org_id = $1 AND day BETWEEN $2 AND $3
+		GROUP BY 1`, args...)
+	if err != nil {
+		return nil, mapError("budgets spend by day", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var day time.Time
+		vals := make([]decimal.Decimal, len(ids))
+		dest := []any{&day}
+		for i := range vals {
+			dest = append(dest, &vals[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, mapError("budgets spend by day", err)
+		}
+		for i, id := range ids {
+			if !vals[i].IsZero() {
+				out[id][day] = vals[i]
+			}
+		}
+	}
+	return out, mapError("budgets spend by day", rows.Err())
+}
+
+// BudgetAlert is a threshold of a budget first seen crossed in a period.
+type BudgetAlert struct {
+	BudgetID    int64
+	PeriodStart time.Time
+	Threshold   int
+	CrossedAt   time.Time
+}
+
+// RecordBudgetAlerts notes that thresholds of budgetID are crossed in the
+// period starting periodStart, and returns those not noted before (each is
+// recorded once per period, whoever looks first).
+func (s *Store) RecordBudgetAlerts(ctx context.Context, orgID, budgetID int64, periodStart time.Time, thresholds []int) ([]int, error) {
+	if len(thresholds) == 0 {
+		return nil, nil
+	}
+	rows, err := s.q.Query(ctx, `
+		INSERT INTO budget_alerts (org_id, budget_id, period_start, threshold)
+		SELECT $1, $2, $3, t FROM unnest($4::int[]) t
+		ON CONFLICT DO NOTHING
+		RETURNING threshold`, orgID, budgetID, periodStart, thresholds)
+	if err != nil {
+		return nil, mapError("record budget alerts", err)
+	}
+	fresh, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	return fresh, mapError("record budget alerts", err)
+}
+
+// BudgetAlerts lists budgetID's crossed thresholds, latest period first.
+func (s *Store) BudgetAlerts(ctx context.Context, orgID, budgetID int64) ([]BudgetAlert, error) {
+	rows, err := s.q.Query(ctx, `
+		SELECT budget_id, period_start, threshold, crossed_at FROM budget_alerts
+		WHERE org_id = $1 AND budget_id = $2
+		ORDER BY period_start DESC, threshold`, orgID, budgetID)
+	if err != nil {
+		return nil, mapError("list budget alerts", err)
+	}
+	as, err := pgx.CollectRows(rows, pgx.RowToStructByPos[BudgetAlert])
+	return as, mapError("list budget alerts", err)
+}

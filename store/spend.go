@@ -1,0 +1,380 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Dimension is a column of daily_spend that spend is grouped or filtered by.
+type Dimension string
+
+// The dimensions, by their names in URLs and the API.
+const (
+	DimProvider Dimension = "provider"
+	DimService  Dimension = "service"
+	DimAccount  Dimension = "account" // account / project / subscription
+	DimTeam     Dimension = "team"
+	DimModel    Dimension = "model"
+	DimSource   Dimension = "source"
+	DimCategory Dimension = "category" // charge category: Usage, Tax, Credit, …
+)
+
+// GroupDimensions are the dimensions spend can be grouped by, in the order
+// the dashboard offers them.
+var GroupDimensions = []Dimension{DimProvider, DimService, DimAccount, DimTeam, DimModel, DimSource}
+
+// column is d's column in daily_spend. Only whitelisted names ever reach SQL.
+func (d Dimension) column() string {
+	switch d {
+	case DimProvider, DimService, DimTeam, DimModel, DimSource:
+		return string(d)
+	case DimAccount:
+		return "sub_account"
+	case DimCategory:
+		return "charge_category"
+	}
+	return ""
+}
+
+// chargeColumn is d's column in charges.
+func (d Dimension) chargeColumn() string {
+	switch d {
+	case DimProvider:
+		return "provider_name"
+	case DimService:
+		return "service_name"
+	case DimAccount:
+		return "sub_account_id"
+	case DimTeam:
+		return "team"
+	case DimModel:
+		return "x_model"
+	case DimSource:
+		return "source"
+	case DimCategory:
+		return "charge_category"
+	}
+	return ""
+}
+
+// ValidGroup reports whether spend can be grouped by d.
+func (d Dimension) ValidGroup() bool {
+	for _, g := range GroupDimensions {
+		if g == d {
+			return true
+		}
+	}
+	return false
+}
+
+// CostBasis says which cost is summed: what the bill says (billed), or with
+// commitments amortised (effective).
+type CostBasis string
+
+// The cost bases.
+const (
+	CostBilled    CostBasis = "billed"
+	CostEffective CostBasis = "effective"
+)
+
+func (c CostBasis) column() string {
+	if c == CostEffective {
+		return "effective"
+	}
+	return "billed"
+}
+
+// SpendFilter selects days and slices of an org's spend. Empty dimension
+// fields match everything.
+type SpendFilter struct {
+	From, To time.Time // days in the org's time zone, both included
+	Provider string
+	Service  string
+	Account  string
+	Team     string
+	Model    string
+	Source   string
+	Category string
+	Cost     CostBasis // billed when empty
+}
+
+// Values are the filter's dimension values, by dimension.
+func (f SpendFilter) Values() map[Dimension]string {
+	return map[Dimension]string{
+		DimProvider: f.Provider, DimService: f.Service, DimAccount: f.Account, DimTeam: f.Team,
+		DimModel: f.Model, DimSource: f.Source, DimCategory: f.Category,
+	}
+}
+
+// where is the filter as SQL conditions on daily_spend, with org_id = $1
+// and the days; args gets its parameters.
+func (f SpendFilter) where(args *[]any) string {
+	*args = append(*args, f.From, f.To)
+	var b strings.Builder
+	b.WriteString("org_id = $1 AND day BETWEEN $" + strconv.Itoa(len(*args)-1) + " AND $" + strconv.Itoa(len(*args)))
+	for _, d := range []Dimension{DimProvider, DimService, DimAccount, DimTeam, DimModel, DimSource, DimCategory} {
+		if v := f.Values()[d]; v != "" {
+			*args = append(*args, v)
+			b.WriteString(" AND " + d.column() + " = $" + strconv.Itoa(len(*args)))
+		}
+	}
+	return b.String()
+}
+
+// DaySpend is one day's spend in one currency, for one group (Group is ""
+// when not grouped).
+type DaySpend struct {
+	Day      time.Time
+	Currency string
+	Group    string
+	Amount   decimal.Decimal
+}
+
+// SpendByDay sums orgID's spend per day and currency, and per value of
+// group unless group is "". It reads daily_spend only.
+func (s *Store) SpendByDay(ctx context.Context, orgID int64, f SpendFilter, group Dimension) ([]DaySpend, error) {
+	args := []any{orgID}
+	where := f.where(&args)
+	groupCol := "''"
+	if group != "" {
+		if !group.ValidGroup() {
+			return nil, fmt.Errorf("spend by day: cannot group by %q", group)
+		}
+		groupCol = group.column()
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT day, currency, `+groupCol+`, sum(`+f.Cost.column()+`)
+		FROM daily_spend
+		WHERE `+where+`
+		GROUP BY 1, 2, 3
+		ORDER BY 1, 2, 4 DESC, 3`, args...)
+	if err != nil {
+		return nil, mapError("spend by day", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DaySpend, error) {
+		var d DaySpend
+		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount)
+		return d, err
+	})
+	return out, mapError("spend by day", err)
+}
+
+// SpendTotals sums orgID's spend per currency. It reads daily_spend only.
+func (s *Store) SpendTotals(ctx context.Context, orgID int64, f SpendFilter) (map[string]decimal.Decimal, error) {
+	args := []any{orgID}
+	where := f.where(&args)
+	rows, err := s.q.Query(ctx, `
+		SELECT currency, sum(`+f.Cost.column()+`) FROM daily_spend WHERE `+where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, mapError("spend totals", err)
+	}
+	out := map[string]decimal.Decimal{}
+	var cur string
+	var amount decimal.Decimal
+	_, err = pgx.ForEachRow(rows, []any{&cur, &amount}, func() error {
+		out[cur] = amount
+		return nil
+	})
+	return out, mapError("spend totals", err)
+}
+
+// Driver is a slice of spend by provider, service, account and model: a
+// line of "where does the money go".
+type Driver struct {
+	Provider, Service, Account, Model string
+	Currency                          string
+	Amount                            decimal.Decimal
+}
+
+// GPUUsage is spend and GPU-hours on one GPU type.
+type GPUUsage struct {
+	GPUType  string
+	Currency string
+	Amount   decimal.Decimal
+	GPUHours decimal.Decimal
+}
+
+// PerGPUHour is the effective price paid per GPU-hour (zero without hours).
+func (g GPUUsage) PerGPUHour() decimal.Decimal {
+	if !g.GPUHours.IsPositive() {
+		return decimal.Zero
+	}
+	return g.Amount.Div(g.GPUHours)
+}
+
+// ModelUsage is spend and tokens on one LLM model.
+type ModelUsage struct {
+	Model                                   string
+	Currency                                string
+	Amount                                  decimal.Decimal
+	InputTokens, OutputTokens, CachedTokens int64
+	Requests                                int64
+}
+
+// Tokens is input plus output tokens (cached input is part of input).
+func (m ModelUsage) Tokens() int64 { return m.InputTokens + m.OutputTokens }
+
+// PerMillionTokens is the effective price paid per 1M tokens (zero without
+// tokens).
+func (m ModelUsage) PerMillionTokens() decimal.Decimal {
+	if m.Tokens() <= 0 {
+		return decimal.Zero
+	}
+	return m.Amount.Mul(decimal.NewFromInt(1_000_000)).Div(decimal.NewFromInt(m.Tokens()))
+}
+
+// Breakdown is where a range's spend went: by driver, by GPU type and by
+// model, each largest first, and the values each dimension takes.
+type Breakdown struct {
+	Drivers []Driver
+	GPUs    []GPUUsage
+	Models  []ModelUsage
+	// Facets lists the values of each dimension in the filtered spend,
+	// for the filter choices.
+	Facets map[Dimension][]string
+}
+
+// SpendBreakdown sums orgID's spend by driver, by GPU type (rows with a GPU
+// only), by model (rows with a model only), and lists the values of every
+// dimension, in one pass over daily_spend with grouping sets.
+func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) (Breakdown, error) {
+	args := []any{orgID}
+	where := f.where(&args)
+	// Two levels: first collapse the days (one hash aggregate over the
+	// range's rollup rows), then the grouping sets over the few rows left,
+	// which is many times faster than grouping sets over every day.
+	// The first level has up to a thousand keys per day of the range; with the
+	// default work_mem the planner sorts them on disk instead of hashing
+	// them (three times slower), so the query gets more, for itself only.
+	var b Breakdown
+	err := s.InTx(ctx, func(tx *Store) error {
+		if _, err := tx.q.Exec(ctx, `SET LOCAL work_mem = '32MB'`); err != nil {
+			return err
+		}
+		var err error
+		b, err = tx.breakdown(ctx, where, f, args)
+		return err
+	})
+	return b, mapError("spend breakdown", err)
+}
+
+func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args []any) (Breakdown, error) {
+	rows, err := s.q.Query(ctx, `
+		WITH r AS (
+			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
+				sum(`+f.Cost.column()+`) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
+				sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(requests) AS requests
+			FROM daily_spend
+			WHERE `+where+`
+			GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+		)
+		SELECT grouping(provider, service, sub_account, model, gpu_type, team, source, charge_category),
+			coalesce(provider, ''), coalesce(service, ''), coalesce(sub_account, ''), coalesce(model, ''),
+			coalesce(gpu_type, ''), coalesce(team, ''), coalesce(source, ''), coalesce(charge_category, ''),
+			currency, sum(cost), sum(gpu_hours),
+			sum(input_tokens)::bigint, sum(output_tokens)::bigint, sum(cached_tokens)::bigint, sum(requests)::bigint
+		FROM r
+		GROUP BY GROUPING SETS ((provider, service, sub_account, model, currency), (gpu_type, currency),
+			(model, currency), (team, currency), (source, currency), (charge_category, currency))
+		ORDER BY 11 DESC`, args...)
+	if err != nil {
+		return Breakdown{}, err
+	}
+	var (
+		b                                                              Breakdown
+		set                                                            int
+		provider, service, account, model, gpu, team, source, cat, cur string
+		amount, hours                                                  decimal.Decimal
+		input, output, cached, requests                                int64
+	)
+	b.Facets = map[Dimension][]string{}
+	seen := map[Dimension]map[string]bool{}
+	facet := func(d Dimension, v string) {
+		if v == "" || seen[d][v] {
+			return
+		}
+		if seen[d] == nil {
+			seen[d] = map[string]bool{}
+		}
+		seen[d][v] = true
+		b.Facets[d] = append(b.Facets[d], v)
+	}
+	// grouping() sets a bit per column left out, the first column highest
+	// (provider 128 … charge_category 1).
+	const (
+		setDrivers  = 8 | 4 | 2 | 1
+		setGPU      = 255 &^ 8
+		setModel    = 255 &^ 16
+		setTeam     = 255 &^ 4
+		setSource   = 255 &^ 2
+		setCategory = 255 &^ 1
+	)
+	_, err = pgx.ForEachRow(rows, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
+		&amount, &hours, &input, &output, &cached, &requests}, func() error {
+		switch set {
+		case setDrivers:
+			b.Drivers = append(b.Drivers, Driver{Provider: provider, Service: service, Account: account, Model: model, Currency: cur, Amount: amount})
+			facet(DimProvider, provider)
+			facet(DimService, service)
+			facet(DimAccount, account)
+		case setGPU:
+			if gpu != "" {
+				b.GPUs = append(b.GPUs, GPUUsage{GPUType: gpu, Currency: cur, Amount: amount, GPUHours: hours})
+			}
+		case setModel:
+			if model != "" {
+				b.Models = append(b.Models, ModelUsage{Model: model, Currency: cur, Amount: amount,
+					InputTokens: input, OutputTokens: output, CachedTokens: cached, Requests: requests})
+			}
+			facet(DimModel, model)
+		case setTeam:
+			facet(DimTeam, team)
+		case setSource:
+			facet(DimSource, source)
+		case setCategory:
+			facet(DimCategory, cat)
+		}
+		return nil
+	})
+	for _, vs := range b.Facets {
+		slices.Sort(vs)
+	}
+	return b, err
+}
+
+// HasSpend reports whether orgID has any rolled-up spend at all.
+func (s *Store) HasSpend(ctx context.Context, orgID int64) (bool, error) {
+	var ok bool
+	err := s.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM daily_spend WHERE org_id = $1)`, orgID).Scan(&ok)
+	return ok, mapError("has spend", err)
+}
+
+// LatestSpendDay is the last day orgID has spend on, and whether it has any.
+func (s *Store) LatestSpendDay(ctx context.Context, orgID int64) (time.Time, bool, error) {
+	var day *time.Time
+	err := s.q.QueryRow(ctx, `SELECT max(day) FROM daily_spend WHERE org_id = $1`, orgID).Scan(&day)
+	if err != nil || day == nil {
+		return time.Time{}, false, mapError("latest spend day", err)
+	}
+	return *day, true, nil
+}
+
+// SpendVersion changes whenever orgID's rolled-up spend or budgets may have
+// changed: daily_spend is written only by imports (and rebuilt when the
+// org's time zone changes), each of which commits with its finished_at,
+// and every budget write moves updated_at or the count. The dashboard keys
+// its cache on it.
+func (s *Store) SpendVersion(ctx context.Context, orgID int64) (string, error) {
+	var imports, budgets string
+	err := s.q.QueryRow(ctx, `
+		SELECT (SELECT count(*) || '/' || coalesce(max(finished_at)::text, '') FROM imports WHERE org_id = $1 AND status = 'succeeded'),
+			(SELECT count(*) || '/' || coalesce(max(updated_at)::text, '') FROM budgets WHERE org_id = $1)`, orgID).Scan(&imports, &budgets)
+	return imports + "|" + budgets, mapError("spend version", err)
+}

@@ -1,0 +1,486 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// Budget history lengths on the budget's own page.
+const (
+	historyMonths = 6
+	historyDays   = 14
+)
+
+// requireBudgetAdmin lets admins and owners change budgets. API tokens may
+// too: only admins can mint them (POST /tokens), and the budgets API is
+// useless without writes.
+func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if isAPI(c) && currentUser(c) == nil {
+			return next(c)
+		}
+		if !currentRole(c).CanAdmin() {
+			return echo.NewHTTPError(http.StatusForbidden, "Only admins and owners can change budgets.")
+		}
+		return next(c)
+	}
+}
+
+// budgetStatus works out where b stands today: the current period's spend,
+// forecast and "runs out on", and the spend of the history periods before
+// it. Thresholds crossed in the current period are recorded (once each)
+// for the digest.
+func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.Org, b store.Budget, today time.Time, history int) (views.BudgetStatus, error) {
+	daily, err := st.BudgetSpendByDay(ctx, org.ID, b, budgetFrom(b, today, history), today, org.Location())
+	if err != nil {
+		return views.BudgetStatus{}, err
+	}
+	bs := budgetStatusOf(b, today, history, daily)
+	if _, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, bs.First, bs.Crossed); err != nil {
+		return bs, err
+	}
+	return bs, nil
+}
+
+// historyStarts are the first days of the history periods before today's,
+// oldest first.
+func historyStarts(b store.Budget, today time.Time, history int) []time.Time {
+	p := budget.Period(b.Period)
+	first, _ := budget.Bounds(p, today)
+	var starts []time.Time
+	for k := history; k >= 1; k-- {
+		if p == budget.Monthly {
+			starts = append(starts, first.AddDate(0, -k, 0))
+		} else {
+			starts = append(starts, budget.AddDays(first, -k))
+		}
+	}
+	return starts
+}
+
+// budgetFrom is the first day whose spend budgetStatusOf needs: the
+// current period's, the run-rate window's, or the oldest history period's.
+func budgetFrom(b store.Budget, today time.Time, history int) time.Time {
+	from, _ := budget.Bounds(budget.Period(b.Period), today)
+	if w := budget.AddDays(today, -budget.ForecastWindow); w.Before(from) {
+		from = w
+	}
+	if hs := historyStarts(b, today, history); len(hs) > 0 && hs[0].Before(from) {
+		from = hs[0]
+	}
+	return from
+}
+
+// budgetStatusOf computes a budget's status from its spend per day (from
+// budgetFrom to today).
+func budgetStatusOf(b store.Budget, today time.Time, history int, daily map[time.Time]decimal.Decimal) views.BudgetStatus {
+	p := budget.Period(b.Period)
+	first, last := budget.Bounds(p, today)
+	fc := budget.ForecastPeriod(p, today, today, daily)
+	bs := views.BudgetStatus{
+		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
+		Remaining: b.Amount.Sub(fc.Spent), Percent: budget.Percent(fc.Spent, b.Amount),
+		Status: string(budget.StatusOf(fc.Spent, fc.Total, b.Amount)), DaysLeft: fc.DaysLeft,
+		FromCharges: len(b.Scope.Tags) > 0, Today: today,
+	}
+	bs.RunsOut, bs.RunsOutOK = fc.RunsOut(b.Amount)
+	bs.Crossed = budget.Crossed(b.Thresholds, fc.Spent, b.Amount)
+	starts := historyStarts(b, today, history)
+	for i := len(starts) - 1; i >= 0; i-- {
+		pf, pl := budget.Bounds(p, starts[i])
+		ps := views.PeriodSpend{First: pf, Last: pl}
+		for d := pf; !d.After(pl); d = budget.AddDays(d, 1) {
+			ps.Spent = ps.Spent.Add(daily[d])
+		}
+		ps.Percent = budget.Percent(ps.Spent, b.Amount)
+		ps.Status = string(budget.StatusOf(ps.Spent, ps.Spent, b.Amount))
+		bs.History = append(bs.History, ps)
+	}
+	return bs
+}
+
+func (s *Server) handleBudgets(c echo.Context) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	st := s.db(c)
+	bs, err := st.Budgets(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	today := budget.Day(time.Now(), org.Location())
+	var statuses []views.BudgetStatus
+	for _, b := range bs {
+		status, err := s.budgetStatus(ctx, st, org, b, today, 0)
+		if err != nil {
+			return err
+		}
+		statuses = append(statuses, status)
+	}
+	return render(c, http.StatusOK, views.BudgetsPage(s.shell(c, "Budgets", "budgets"), statuses))
+}
+
+func (s *Server) handleBudgetShow(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	history := historyMonths
+	if b.Period == string(budget.Daily) {
+		history = historyDays
+	}
+	status, err := s.budgetStatus(ctx, s.db(c), org, b, budget.Day(time.Now(), org.Location()), history)
+	if err != nil {
+		return err
+	}
+	alerts, err := s.db(c).BudgetAlerts(ctx, org.ID, b.ID)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.BudgetPage(s.shell(c, b.Name, "budgets"), status, alerts))
+}
+
+// pathBudget is the budget named by the :id parameter, in the current org.
+func (s *Server) pathBudget(c echo.Context) (store.Budget, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return store.Budget{}, err
+	}
+	return s.db(c).Budget(c.Request().Context(), currentOrg(c).ID, id)
+}
+
+// budgetChoices are the values seen in the last 90 days, offered as
+// suggestions in the scope fields.
+func (s *Server) budgetChoices(c echo.Context) map[string][]string {
+	org := currentOrg(c)
+	today := budget.Day(time.Now(), org.Location())
+	b, err := s.db(c).SpendBreakdown(c.Request().Context(), org.ID, store.SpendFilter{From: budget.AddDays(today, -90), To: today})
+	out := map[string][]string{}
+	if err != nil {
+		return out // suggestions only: the form works without them
+	}
+	for d, vs := range b.Facets {
+		out[string(d)] = vs
+	}
+	return out
+}
+
+func (s *Server) budgetFormPage(c echo.Context, status int, f views.BudgetForm) error {
+	title := "New budget"
+	if f.ID != 0 {
+		title = "Edit budget"
+	}
+	f.Choices = s.budgetChoices(c)
+	return render(c, status, views.BudgetFormPage(s.shell(c, title, "budgets"), f))
+}
+
+func (s *Server) handleBudgetNew(c echo.Context) error {
+	return s.budgetFormPage(c, http.StatusOK, views.BudgetForm{
+		Currency: currentOrg(c).Currency, Period: string(budget.Monthly), Thresholds: "50, 80, 100",
+	})
+}
+
+func (s *Server) handleBudgetEdit(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	return s.budgetFormPage(c, http.StatusOK, budgetFormOf(b))
+}
+
+func budgetFormOf(b store.Budget) views.BudgetForm {
+	f := views.BudgetForm{ID: b.ID, Name: b.Name, Amount: b.Amount.String(), Currency: b.Currency, Period: b.Period,
+		Provider: b.Scope.Provider, Service: b.Scope.Service, Account: b.Scope.Account, Team: b.Scope.Team,
+		Model: b.Scope.Model, Source: b.Scope.Source, Recipients: strings.Join(b.Recipients, ", ")}
+	var th []string
+	for _, t := range b.Thresholds {
+		th = append(th, strconv.Itoa(t))
+	}
+	f.Thresholds = strings.Join(th, ", ")
+	var tags []string
+	for _, k := range sortedKeys(b.Scope.Tags) {
+		tags = append(tags, k+"="+b.Scope.Tags[k])
+	}
+	f.Tags = strings.Join(tags, ", ")
+	return f
+}
+
+// readBudgetForm reads the form's fields, and parses what it can.
+func readBudgetForm(c echo.Context) (views.BudgetForm, store.BudgetInput) {
+	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
+	f := views.BudgetForm{Name: v("name"), Amount: v("amount"), Currency: v("currency"), Period: v("period"),
+		Provider: v("provider"), Service: v("service"), Account: v("account"), Team: v("team"), Model: v("model"),
+		Source: v("source"), Tags: v("tags"), Thresholds: v("thresholds"), Recipients: v("recipients"),
+		Errors: map[string]string{}}
+	in := store.BudgetInput{Name: f.Name, Currency: f.Currency, Period: f.Period, Scope: store.BudgetScope{
+		Provider: f.Provider, Service: f.Service, Account: f.Account, Team: f.Team, Model: f.Model, Source: f.Source}}
+	if f.Amount != "" {
+		amount, err := decimal.NewFromString(strings.ReplaceAll(f.Amount, ",", ""))
+		if err != nil {
+			f.Errors["amount"] = "Give the amount as a number, such as 5000 or 1250.50."
+		}
+		in.Amount = amount
+	}
+	for _, part := range splitList(f.Tags) {
+		k, val, ok := strings.Cut(part, "=")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+		if !ok || k == "" {
+			f.Errors["tags"] = fmt.Sprintf("Write tags as key=value pairs separated by commas (%q has no =).", part)
+			break
+		}
+		if in.Scope.Tags == nil {
+			in.Scope.Tags = map[string]string{}
+		}
+		in.Scope.Tags[k] = val
+	}
+	for _, part := range splitList(f.Thresholds) {
+		n, err := strconv.Atoi(strings.TrimSuffix(part, "%"))
+		if err != nil {
+			f.Errors["thresholds"] = fmt.Sprintf("Thresholds are whole percentages such as 50, 80, 100 (%q is not).", part)
+			break
+		}
+		in.Thresholds = append(in.Thresholds, n)
+	}
+	in.Recipients = splitList(f.Recipients)
+	return f, in
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' || r == ';' }) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkBudget applies defaults to in (the org's currency, monthly, 50/80/100)
+// and returns what is wrong with it, by field; nil when nothing is.
+func checkBudget(in *store.BudgetInput, org *store.Org) map[string]string {
+	errs := map[string]string{}
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" || len(in.Name) > 100 {
+		errs["name"] = "Name the budget (at most 100 characters)."
+	}
+	if !in.Amount.IsPositive() {
+		errs["amount"] = "The amount must be more than zero."
+	}
+	in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
+	if in.Currency == "" {
+		in.Currency = org.Currency
+	}
+	if len(in.Currency) != 3 || strings.Trim(in.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		errs["currency"] = "Use a three-letter currency code such as USD or EUR."
+	}
+	if in.Period == "" {
+		in.Period = string(budget.Monthly)
+	}
+	if !budget.Period(in.Period).Valid() {
+		errs["period"] = "The period is daily or monthly."
+	}
+	if len(in.Thresholds) == 0 {
+		in.Thresholds = slices.Clone(budget.DefaultThresholds)
+	}
+	slices.Sort(in.Thresholds)
+	in.Thresholds = slices.Compact(in.Thresholds)
+	if in.Thresholds[0] < 1 || in.Thresholds[len(in.Thresholds)-1] > 1000 || len(in.Thresholds) > 10 {
+		errs["thresholds"] = "Thresholds are between 1 and 1000 percent, at most 10 of them."
+	}
+	for i, r := range in.Recipients {
+		a, err := mail.ParseAddress(r)
+		if err != nil {
+			errs["recipients"] = fmt.Sprintf("%q is not an email address.", r)
+			break
+		}
+		in.Recipients[i] = a.Address
+	}
+	for k := range in.Scope.Tags {
+		if len(k) > 200 || len(in.Scope.Tags[k]) > 500 {
+			errs["tags"] = "Tag keys and values are too long."
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// saveBudgetForm validates and saves the form for budget id (0: new).
+func (s *Server) saveBudgetForm(c echo.Context, id int64) error {
+	f, in := readBudgetForm(c)
+	f.ID = id
+	for k, v := range checkBudget(&in, currentOrg(c)) {
+		if f.Errors[k] == "" {
+			f.Errors[k] = v
+		}
+	}
+	if len(f.Errors) > 0 {
+		return s.budgetFormPage(c, http.StatusUnprocessableEntity, f)
+	}
+	ctx := c.Request().Context()
+	var b store.Budget
+	var err error
+	if id == 0 {
+		b, err = s.db(c).CreateBudget(ctx, currentOrg(c).ID, currentUser(c).ID, in)
+	} else {
+		b, err = s.db(c).UpdateBudget(ctx, currentOrg(c).ID, id, in)
+	}
+	if err != nil {
+		return err
+	}
+	s.flash(c, "Budget “"+b.Name+"” saved.")
+	return c.Redirect(http.StatusSeeOther, "/budgets/"+strconv.FormatInt(b.ID, 10))
+}
+
+func (s *Server) handleBudgetCreate(c echo.Context) error { return s.saveBudgetForm(c, 0) }
+
+func (s *Server) handleBudgetUpdate(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	return s.saveBudgetForm(c, b.ID)
+}
+
+func (s *Server) handleBudgetDelete(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteBudget(c.Request().Context(), currentOrg(c).ID, b.ID); err != nil {
+		return err
+	}
+	s.flash(c, "Budget “"+b.Name+"” deleted.")
+	return c.Redirect(http.StatusSeeOther, "/budgets")
+}
+
+// apiBudget is a budget in the API's shape (DESIGN §9).
+type apiBudget struct {
+	ID         int64             `json:"id"`
+	Name       string            `json:"name"`
+	Amount     decimal.Decimal   `json:"amount"`
+	Currency   string            `json:"currency"`
+	Period     string            `json:"period"`
+	Scope      store.BudgetScope `json:"scope"`
+	Thresholds []int             `json:"thresholds"`
+	Recipients []string          `json:"recipients"`
+}
+
+func apiBudgetOf(b store.Budget) apiBudget {
+	a := apiBudget{ID: b.ID, Name: b.Name, Amount: b.Amount, Currency: b.Currency, Period: b.Period, Scope: b.Scope,
+		Thresholds: b.Thresholds, Recipients: b.Recipients}
+	if a.Recipients == nil {
+		a.Recipients = []string{}
+	}
+	return a
+}
+
+// readAPIBudget decodes and checks a budget sent as JSON.
+func readAPIBudget(c echo.Context) (store.BudgetInput, error) {
+	var body struct {
+		Name       string            `json:"name"`
+		Amount     *decimal.Decimal  `json:"amount"`
+		Currency   string            `json:"currency"`
+		Period     string            `json:"period"`
+		Scope      store.BudgetScope `json:"scope"`
+		Thresholds []int             `json:"thresholds"`
+		Recipients []string          `json:"recipients"`
+	}
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return store.BudgetInput{}, unprocessable("the body is not a budget as JSON: %v", err)
+	}
+	if body.Amount == nil {
+		return store.BudgetInput{}, unprocessable("amount is required")
+	}
+	in := store.BudgetInput{Name: body.Name, Amount: *body.Amount, Currency: body.Currency, Period: body.Period,
+		Scope: body.Scope, Thresholds: body.Thresholds, Recipients: body.Recipients}
+	if errs := checkBudget(&in, currentOrg(c)); errs != nil {
+		var msgs []string
+		for _, k := range sortedKeys(errs) {
+			msgs = append(msgs, k+": "+errs[k])
+		}
+		return in, unprocessable("%s", strings.Join(msgs, " "))
+	}
+	return in, nil
+}
+
+func (s *Server) handleAPIBudgetList(c echo.Context) error {
+	bs, err := s.db(c).Budgets(c.Request().Context(), currentOrg(c).ID)
+	if err != nil {
+		return err
+	}
+	out := make([]apiBudget, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, apiBudgetOf(b))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"budgets": out})
+}
+
+func (s *Server) handleAPIBudgetShow(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiBudgetOf(b))
+}
+
+func (s *Server) handleAPIBudgetCreate(c echo.Context) error {
+	in, err := readAPIBudget(c)
+	if err != nil {
+		return err
+	}
+	var by int64
+	if u := currentUser(c); u != nil {
+		by = u.ID
+	}
+	b, err := s.db(c).CreateBudget(c.Request().Context(), currentOrg(c).ID, by, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, apiBudgetOf(b))
+}
+
+func (s *Server) handleAPIBudgetUpdate(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	in, err := readAPIBudget(c)
+	if err != nil {
+		return err
+	}
+	b, err = s.db(c).UpdateBudget(c.Request().Context(), currentOrg(c).ID, b.ID, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiBudgetOf(b))
+}
+
+func (s *Server) handleAPIBudgetDelete(c echo.Context) error {
+	b, err := s.pathBudget(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteBudget(c.Request().Context(), currentOrg(c).ID, b.ID); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

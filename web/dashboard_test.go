@@ -1,0 +1,326 @@
+package web_test
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/demo"
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// demoOrg is an org filled by `burnrate demo`'s generator through the real
+// import path, with its owner and an API token.
+func demoOrg(t *testing.T, b *bundle) (store.Org, store.User, string, demo.Result) {
+	t.Helper()
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Demo"})
+	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	res, err := demo.Seed(ctx(), b.st, im, org, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "test", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return org, owner, token, res
+}
+
+func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, _, res := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/dashboard?range=90d")
+	wantStatus(t, rec, http.StatusOK)
+	d := doc(t, rec)
+	if d.Find(`[data-testid=dashboard-empty]`).Length() != 0 {
+		t.Fatal("an org with data sees the empty state")
+	}
+	for sel, min := range map[string]int{
+		`[data-testid=mtd-card]`:    2, // USD and EUR, side by side
+		`[data-testid=budget-card]`: 5, // the tag-scoped one is left to /budgets
+		`[data-testid=chart]`:       2,
+		`[data-testid=daily-table]`: 2,
+		`[data-testid=driver-row]`:  5,
+		`[data-testid=gpu-row]`:     3,
+		`[data-testid=model-row]`:   5,
+		`[data-testid=mover-row]`:   2,
+		`[data-testid=anomaly-day]`: 1,
+		`script#chart-data`:         1,
+		`[data-testid=tag-budgets]`: 1,
+	} {
+		if n := d.Find(sel).Length(); n < min {
+			t.Errorf("%s: %d, want at least %d", sel, n, min)
+		}
+	}
+	if title, _ := d.Find(`[data-testid=forecast]`).First().Attr("title"); !strings.Contains(title, "Run-rate") {
+		t.Errorf("forecast's method on hover = %q", title)
+	}
+	anomaly, _ := d.Find(`[data-testid=anomaly-day]`).First().Attr("title")
+	if !strings.Contains(d.Find(`[data-testid=anomaly-day] td`).First().Text(), res.Anomaly.Format(time.DateOnly)) || !strings.Contains(anomaly, "AWS") {
+		t.Errorf("anomaly day = %q (%q), want %s driven by AWS", d.Find(`[data-testid=anomaly-day] td`).First().Text(), anomaly, res.Anomaly.Format(time.DateOnly))
+	}
+	statuses := d.Find(`[data-testid=budget-status]`).Text()
+	if !strings.Contains(statuses, "Over budget") {
+		t.Errorf("no budget over: %q", statuses)
+	}
+	if !strings.Contains(d.Find(`[data-testid=mtd-card]`).Text(), "EUR") || !strings.Contains(d.Find(`[data-testid=mtd-card]`).Text(), "USD") {
+		t.Error("currencies not side by side")
+	}
+	// Filters and the view live in the URL: the form shows them back.
+	rec = c.get("/dashboard?range=custom&from=2020-01-01&to=2020-01-31&group=team&provider=AWS")
+	wantStatus(t, rec, http.StatusOK)
+	d = doc(t, rec)
+	if v, _ := d.Find(`[data-testid=filter-group] option[selected]`).Attr("value"); v != "team" {
+		t.Errorf("group shown = %q", v)
+	}
+	if v, _ := d.Find(`[data-testid=filter-provider] option[selected]`).Attr("value"); v != "AWS" {
+		t.Errorf("provider shown = %q", v)
+	}
+}
+
+func TestDashboardEmptyOrgSeesHowToGetDataIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/dashboard")
+	wantStatus(t, rec, http.StatusOK)
+	if doc(t, rec).Find(`[data-testid=dashboard-empty]`).Length() != 1 {
+		t.Fatal("empty org does not see the empty state")
+	}
+}
+
+func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, _, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	req := httptest.NewRequest(http.MethodGet, "/dashboard?range=30d&group=model&chart=cumulative", nil)
+	req.Header.Set("HX-Request", "true")
+	rec := c.do(req)
+	wantStatus(t, rec, http.StatusOK)
+	if strings.Contains(rec.Body.String(), "<html") {
+		t.Fatal("htmx filter request got a whole page")
+	}
+	d := doc(t, rec)
+	if d.Find(`#dashboard`).Length() != 1 || d.Find(`[data-testid=chart]`).Length() == 0 {
+		t.Fatalf("fragment lacks the dashboard: %.500s", rec.Body)
+	}
+	var chart struct {
+		Group, View string
+		Charts      []struct {
+			Currency   string
+			Days       []string
+			Series     []struct{ Name string }
+			Cumulative []string
+			Budgets    []struct {
+				Name        string
+				Daily, Pace []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(d.Find(`script#chart-data`).Text()), &chart); err != nil {
+		t.Fatal(err)
+	}
+	if chart.Group != "model" || chart.View != "cumulative" || len(chart.Charts) != 2 {
+		t.Fatalf("chart = %+v", chart)
+	}
+	usd := chart.Charts[1]
+	if usd.Currency != "USD" || len(usd.Days) != 30 || len(usd.Cumulative) != 30 || len(usd.Budgets) != 6 {
+		t.Fatalf("USD chart: %s, %d days, %d cumulative, %d budgets", usd.Currency, len(usd.Days), len(usd.Cumulative), len(usd.Budgets))
+	}
+	names := ""
+	for _, s := range usd.Series {
+		names += s.Name + ","
+	}
+	if !strings.Contains(names, "gpt-4o") {
+		t.Errorf("series by model = %s", names)
+	}
+
+	// The same data as JSON from the same handler.
+	rec = c.get("/dashboard?range=30d&group=team&format=json")
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), `"group":"team"`) || !strings.Contains(rec.Body.String(), "support-bot") {
+		t.Fatalf("json = %.300s", rec.Body)
+	}
+}
+
+func TestDashboardCSVMatchesAPI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	from := time.Now().UTC().AddDate(0, 0, -40).Format(time.DateOnly)
+	to := time.Now().UTC().AddDate(0, 0, -5).Format(time.DateOnly)
+	rec := c.get("/dashboard?range=custom&from=" + from + "&to=" + to + "&group=service&format=csv&table=daily")
+	wantStatus(t, rec, http.StatusOK)
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
+		t.Fatalf("content type %q", ct)
+	}
+	rows, err := csv.NewReader(rec.Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "date,currency,service,amount" {
+		t.Fatalf("header = %v", rows[0])
+	}
+	csvTotals := map[string]decimal.Decimal{}
+	for _, r := range rows[1:] {
+		csvTotals[r[1]] = csvTotals[r[1]].Add(decimal.RequireFromString(r[3]))
+	}
+
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/spend?from="+from+"&to="+to+"&group_by=service", token, ""))
+	wantStatus(t, rec, http.StatusOK)
+	var api struct {
+		Days []struct {
+			Date, Currency string
+			Groups         map[string]string
+		}
+		Totals map[string]string
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &api); err != nil {
+		t.Fatal(err)
+	}
+	if len(api.Days) != 2*36 {
+		t.Errorf("api days = %d, want 72 (36 days × 2 currencies)", len(api.Days))
+	}
+	sums := map[string]decimal.Decimal{}
+	for _, d := range api.Days {
+		for _, v := range d.Groups {
+			sums[d.Currency] = sums[d.Currency].Add(decimal.RequireFromString(v))
+		}
+	}
+	for cur, total := range api.Totals {
+		if !sums[cur].Equal(decimal.RequireFromString(total)) || !csvTotals[cur].Equal(sums[cur]) {
+			t.Errorf("%s: api total %s, sum of days %s, csv %s", cur, total, sums[cur], csvTotals[cur])
+		}
+	}
+	if len(api.Totals) != 2 {
+		t.Errorf("totals = %v, want USD and EUR apart", api.Totals)
+	}
+
+	for _, table := range []string{"drivers", "dod", "wow", "gpus", "models", "anomalies"} {
+		rec := c.get("/dashboard?range=90d&format=csv&table=" + table)
+		wantStatus(t, rec, http.StatusOK)
+		if rows, err := csv.NewReader(rec.Body).ReadAll(); err != nil || len(rows) < 2 {
+			t.Errorf("table %s: %d rows, %v", table, len(rows), err)
+		}
+	}
+	wantStatus(t, c.get("/dashboard?format=csv&table=nope"), http.StatusUnprocessableEntity)
+}
+
+func TestAPISpendRefusesBadQueries(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "t", owner.ID)
+	for query, want := range map[string]string{
+		"":                               "from and to are required",
+		"?from=2026-01-01":               "from and to are required",
+		"?from=2026-13-01&to=2026-01-31": "from: \"2026-13-01\" is not a date",
+		"?from=2026-01-01&to=31.01.2026": "to: \"31.01.2026\" is not a date",
+		"?from=2026-02-01&to=2026-01-31": "is after to",
+		"?from=2026-01-01&to=2026-01-31&group_by=colour":         "group_by: \"colour\" is not one of",
+		"?from=2020-01-01&to=2026-01-31":                         "longer than",
+		"?from=2026-01-01&to=2026-01-31&group_by=team&cost=list": "cost:",
+	} {
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/spend"+query, token, ""))
+		var body struct{ Error string }
+		_ = json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body.Error, want) {
+			t.Errorf("%q: %d %s, want 422 with %q", query, rec.Code, rec.Body, want)
+		}
+	}
+	// An empty range is an empty answer, not an error.
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/spend?from=2026-01-01&to=2026-01-31&group_by=model", token, ""))
+	wantStatus(t, rec, http.StatusOK)
+	if strings.TrimSpace(rec.Body.String()) != `{"days":[],"totals":{}}` {
+		t.Fatalf("empty = %s", rec.Body)
+	}
+}
+
+// TestDashboardCacheFollowsData checks that a cached dashboard is never
+// served after the data under it changed: a new budget and a new import
+// both show at once.
+func TestDashboardCacheFollowsData(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	cards := func() (int, string) {
+		d := doc(t, c.get("/dashboard?range=7d"))
+		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-testid=mtd-card]`).Last().Find(`[data-testid=mtd]`).Text()
+	}
+	n, mtd := cards()
+	if n2, mtd2 := cards(); n2 != n || mtd2 != mtd {
+		t.Fatalf("the same view twice differs: %d/%s then %d/%s", n, mtd, n2, mtd2)
+	}
+	if _, err := b.st.CreateBudget(ctx(), org.ID, owner.ID, store.BudgetInput{Name: "New", Amount: decimal.NewFromInt(5), Currency: "USD", Period: "daily", Thresholds: []int{100}}); err != nil {
+		t.Fatal(err)
+	}
+	if n2, _ := cards(); n2 != n+1 {
+		t.Fatalf("budget cards after a new budget = %d, want %d", n2, n+1)
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
+		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+today+" 01:00:00,USD,Extra\n"))
+	wantStatus(t, rec, http.StatusCreated)
+	if _, mtd2 := cards(); mtd2 == mtd {
+		t.Fatalf("month to date unchanged (%s) after importing a million", mtd)
+	}
+}
+
+// TestDashboardUnderConcurrency sends more simultaneous dashboard requests
+// than the pool has connections: each request must finish on its own
+// fenced connection, never wait for a second one (which deadlocked).
+func TestDashboardUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, _, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	n := int(b.st.Pool().Config().MaxConns) * 3
+	done := make(chan int, n)
+	// A deadline on each request, so that a deadlock fails the test
+	// rather than hanging it (blocked acquires give up).
+	deadline, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range n {
+		go func() {
+			req := httptest.NewRequestWithContext(deadline, http.MethodGet, "/dashboard?range=custom&from=2026-01-01&to=2026-01-"+fmt.Sprintf("%02d", i%28+1), nil)
+			for _, ck := range c.jar.Cookies(base) {
+				req.AddCookie(ck)
+			}
+			rec := httptest.NewRecorder()
+			b.srv.ServeHTTP(rec, req)
+			done <- rec.Code
+		}()
+	}
+	for range n {
+		if code := <-done; code != http.StatusOK {
+			t.Fatalf("one of %d concurrent dashboards on a pool of %d: status %d (a deadlock times out as 500)", n, b.st.Pool().Config().MaxConns, code)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package web
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+func TestAnomaliesAndMovers(t *testing.T) {
+	t.Parallel()
+	day0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var rows []store.DaySpend
+	add := func(i int, group, amount string) {
+		rows = append(rows, store.DaySpend{Day: day0.AddDate(0, 0, i), Currency: "USD", Group: group, Amount: decimal.RequireFromString(amount)})
+	}
+	for i := 0; i < 20; i++ {
+		add(i, "aws", "100")
+		add(i, "openai", "20")
+	}
+	add(10, "aws", "300")    // day 10: 420 against a median of 120 → anomaly, driven by aws
+	add(14, "openai", "100") // day 14: 220, less than 2 × 120 → not one
+	add(19, "gcp", "5")      // a new group on the last day
+	s := buildSeries(rows, day0, day0.AddDate(0, 0, 19))[0]
+
+	got := findAnomalies(s, 0)
+	if len(got) != 1 || !got[0].Day.Equal(day0.AddDate(0, 0, 10)) || got[0].Drivers[0].Group != "aws" || !got[0].Baseline.Equal(decimal.NewFromInt(120)) {
+		t.Fatalf("anomalies = %+v", got)
+	}
+
+	// Small amounts are never anomalies, however they grow.
+	small := buildSeries([]store.DaySpend{
+		{Day: day0, Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 1), Currency: "USD", Amount: decimal.NewFromInt(1)},
+		{Day: day0.AddDate(0, 0, 2), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 3), Currency: "USD", Amount: decimal.NewFromInt(1)},
+		{Day: day0.AddDate(0, 0, 4), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 5), Currency: "USD", Amount: decimal.NewFromInt(1)},
+		{Day: day0.AddDate(0, 0, 6), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 7), Currency: "USD", Amount: decimal.NewFromInt(40)},
+	}, day0, day0.AddDate(0, 0, 7))[0]
+	if a := findAnomalies(small, 0); len(a) != 0 {
+		t.Fatalf("40 after 1s is flagged: %+v", a)
+	}
+
+	dod := movers(s, 19, 1, 10)
+	if len(dod) != 1 || dod[0].Group != "gcp" || dod[0].Percent() != "new" {
+		t.Fatalf("day over day = %+v", dod)
+	}
+	wow := movers(s, 19, 7, 10)
+	// Days 13–19 vs 6–12: aws 700 vs 1000 (day 10's burst), openai 220 vs 140, gcp 5 vs 0.
+	if len(wow) != 3 || wow[0].Group != "aws" || !wow[0].Change().Equal(decimal.NewFromInt(-300)) || wow[1].Group != "openai" {
+		t.Fatalf("week over week = %+v", wow)
+	}
+	if movers(s, 5, 7, 10) != nil {
+		t.Fatal("movers without two full weeks")
+	}
+}
