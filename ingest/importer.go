@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"slices"
@@ -103,38 +104,23 @@ func dedupeOf(src Source) store.Dedupe {
 	return store.DedupeNone // cloud exports: restated per billing period
 }
 
-// Import reads file (it is read twice: once to hash it, once to parse it)
-// and writes its rows. A file already imported returns the earlier import
-// with Duplicate set. A bad file returns an *ImportError and writes nothing
-// but the failed entry in the history.
-func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadSeeker) (ImportResult, error) {
+// errDuplicate ends an import's transaction when the file turns out to be
+// one the org imported before.
+var errDuplicate = errors.New("duplicate file")
+
+// Import reads file once, hashing it on the way, and writes its rows. A file
+// already imported is rolled back at the end and returns the earlier import
+// with Duplicate set (the hash is known only once the whole file is read:
+// one pass over a large file is worth more than a fast answer for the rare
+// duplicate). A bad file returns an *ImportError and writes nothing but the
+// failed entry in the history.
+func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
 	}
-	h := sha256.New()
-	size, err := io.Copy(h, file)
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("import: read %s: %w", req.FileName, err)
-	}
-	sum := h.Sum(nil)
-	if _, err := file.Seek(0, io.SeekStart); err != nil {
-		return ImportResult{}, fmt.Errorf("import: rewind %s: %w", req.FileName, err)
-	}
 	loc := req.Org.Location()
-
-	prev, err := im.store.ImportBySHA256(ctx, req.Org.ID, sum)
-	if err == nil {
-		res := ResultOf(prev)
-		res.Duplicate = true
-		return res, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		return ImportResult{}, err
-	}
-
 	imp, err := im.store.CreateImport(ctx, store.NewImport{
-		OrgID: req.Org.ID, FileName: req.FileName, SHA256: sum, SizeBytes: size,
-		Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
+		OrgID: req.Org.ID, FileName: req.FileName, Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
 	})
 	if err != nil {
 		return ImportResult{}, err
@@ -148,11 +134,9 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 		}
 		return ImportResult{}, ierr
 	}
-	if size == 0 {
-		return fail(req.Source, fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty))
-	}
 
-	rd, err := Open(file, Options{
+	hash := &hashingReader{r: file, h: sha256.New()}
+	rd, err := Open(hash, Options{
 		FileName:   req.FileName,
 		Source:     req.Source,
 		TeamTagKey: req.Org.TeamTagKey,
@@ -160,6 +144,9 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 		GPUs:       im.gpus,
 		Mapping:    req.Mapping,
 	})
+	if errors.Is(err, ErrEmpty) && hash.n == 0 {
+		err = fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty)
+	}
 	if err != nil {
 		return fail(req.Source, err)
 	}
@@ -174,11 +161,29 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 		if src.rows == 0 {
 			return fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
 		}
-		return tx.FinishImport(ctx, req.Org.ID, imp.ID, store.ImportResult{
-			Source: string(rd.Source()), Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows,
+		// Whatever the parser left unread (after a gzip stream, say) is
+		// still part of the file the hash names.
+		if _, err := io.Copy(io.Discard, hash); err != nil {
+			return fmt.Errorf("%s: read: %w", req.FileName, err)
+		}
+		if _, err := tx.ImportBySHA256(ctx, req.Org.ID, hash.sum()); err == nil {
+			return errDuplicate
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		err = tx.FinishImport(ctx, req.Org.ID, imp.ID, store.ImportResult{
+			Source: string(rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
+			Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows,
 			PeriodStart: src.first, PeriodEnd: src.last, Totals: src.totals,
 		})
+		if errors.Is(err, store.ErrConflict) {
+			return errDuplicate // the same file, imported concurrently, committed first
+		}
+		return err
 	})
+	if errors.Is(err, errDuplicate) {
+		return im.duplicate(ctx, req, imp.ID, hash.sum())
+	}
 	if err != nil {
 		// A parse error surfaces from inside COPY wrapped by pgx; the
 		// source keeps the original.
@@ -201,6 +206,37 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.ReadS
 	}
 	return ResultOf(done), nil
 }
+
+// duplicate answers an upload of a file the org has: the earlier import,
+// and no trace of this one.
+func (im *Importer) duplicate(ctx context.Context, req ImportRequest, importID int64, sum []byte) (ImportResult, error) {
+	if err := im.store.DeleteImport(context.WithoutCancel(ctx), req.Org.ID, importID); err != nil {
+		return ImportResult{}, err
+	}
+	prev, err := im.store.ImportBySHA256(ctx, req.Org.ID, sum)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	res := ResultOf(prev)
+	res.Duplicate = true
+	return res, nil
+}
+
+// hashingReader hashes and counts what is read through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
+}
+
+func (hr *hashingReader) sum() []byte { return hr.h.Sum(nil) }
 
 // ResultOf is a stored import in the API's shape.
 func ResultOf(i store.Import) ImportResult {

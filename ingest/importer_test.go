@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/burnrate/burnrate/ingest/curgen"
@@ -127,6 +128,36 @@ func TestImportSameFileTwiceIsNoOp(t *testing.T) {
 		if before[cur].Cmp(after[cur]) != 0 {
 			t.Fatalf("re-import changed %s total: %v → %v", cur, ratString(before[cur]), ratString(after[cur]))
 		}
+	}
+	// The duplicate leaves no entry of its own in the history.
+	if imps, err := b.st.Imports(context.Background(), b.org.ID, 10); err != nil || len(imps) != 1 {
+		t.Fatalf("history after a duplicate = %d entries (%v), want 1", len(imps), err)
+	}
+	// Concurrent uploads of one new file: one import, the rest duplicates.
+	body2, _ := os.ReadFile("testdata/exports/aws/test_cur.csv")
+	var wg sync.WaitGroup
+	results := make(chan ImportResult, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := b.importFile(t, "cur.csv", body2)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	wg.Wait()
+	close(results)
+	fresh := 0
+	for res := range results {
+		if !res.Duplicate {
+			fresh++
+		}
+	}
+	if fresh != 1 {
+		t.Fatalf("%d of 4 concurrent uploads of one file were imported, want 1", fresh)
 	}
 }
 

@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
@@ -169,6 +169,7 @@ type copySource struct {
 	values          []any
 	periods         map[restatement]struct{}
 	rollup          *rollup // nil when rows may be skipped: rolled up from what was inserted instead
+	tags            []byte  // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
 	source          string  // of the rows copied (one per import)
 	err             error
 }
@@ -184,9 +185,8 @@ func (c *copySource) Next() bool {
 	}
 	var tags []byte
 	if len(ch.Tags) > 0 {
-		if tags, c.err = json.Marshal(ch.Tags); c.err != nil {
-			return false
-		}
+		c.tags = appendTagsJSON(c.tags[:0], ch.Tags)
+		tags = c.tags
 	}
 	var period any
 	if !ch.BillingPeriodStart.IsZero() {
@@ -204,6 +204,55 @@ func (c *copySource) Next() bool {
 }
 
 func (c *copySource) Values() ([]any, error) { return c.values, nil }
+
+// appendTagsJSON appends tags as a JSON object. It stands in for
+// json.Marshal on the import's hot path (a tenth of its time there, for
+// sorting keys jsonb does not keep anyway).
+func appendTagsJSON(buf []byte, tags map[string]string) []byte {
+	buf = append(buf, '{')
+	first := true
+	for k, v := range tags {
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		buf = appendJSONString(buf, v)
+	}
+	return append(buf, '}')
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped; other bytes, UTF-8 included, as they are
+// (invalid UTF-8 becomes U+FFFD, as json.Marshal does).
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == '"' || b == '\\':
+				buf = append(buf, '\\', b)
+			case b < 0x20:
+				buf = append(buf, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
+			default:
+				buf = append(buf, b)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, "\\ufffd"...)
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}
 
 func (c *copySource) Err() error {
 	if c.err != nil {

@@ -151,3 +151,25 @@ func TestRebuildDailySpendInOrgTimeZone(t *testing.T) {
 	}
 	wantTotals(t, st, org.ID, "7")
 }
+
+func TestWriteChargesKeepsTagsExactly(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	tags := map[string]string{
+		"team": "ml-research", `quote"d`: `back\slash`, "ctrl": "tab\there\nnewline\x01", "ünï": "日本 🔥", "empty": "",
+	}
+	importRows(t, st, org, store.DedupeNone, charge(2, "2026-11-01 00:00", "1", func(c *store.Charge) { c.Tags = tags }))
+	var got map[string]string
+	if err := st.Pool().QueryRow(context.Background(), `SELECT tags FROM charges WHERE org_id = $1`, org.ID).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(tags) {
+		t.Fatalf("tags = %q, want %q", got, tags)
+	}
+	for k, v := range tags {
+		if got[k] != v {
+			t.Fatalf("tag %q = %q, want %q", k, got[k], v)
+		}
+	}
+}

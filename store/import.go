@@ -67,7 +67,8 @@ func scanImport(row pgx.Row) (Import, error) {
 	return i, nil
 }
 
-// NewImport describes a file about to be imported.
+// NewImport describes a file about to be imported. Its hash and size are
+// known only once it has been read (FinishImport); a test may set them.
 type NewImport struct {
 	OrgID      int64
 	FileName   string
@@ -85,7 +86,7 @@ func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
 		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via)
-		VALUES ($1, $2, $3, $4, $5, 'processing', NULLIF($6, 0), $7)
+		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7)
 		RETURNING id`, n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id)
 	if err != nil {
 		return Import{}, mapError("create import", err)
@@ -121,6 +122,8 @@ func (s *Store) Imports(ctx context.Context, orgID int64, limit int) ([]Import, 
 // ImportResult is what a successful import wrote.
 type ImportResult struct {
 	Source       string
+	SHA256       []byte
+	SizeBytes    int64
 	Rows         int64
 	ReplacedRows int64
 	SkippedRows  int64
@@ -142,10 +145,31 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 	}
 	_, err = s.q.Exec(ctx, `
 		UPDATE imports SET status = 'succeeded', source = $3, rows = $4, replaced_rows = $5, skipped_rows = $6,
-			period_start = $7, period_end = $8, totals = $9, finished_at = now()
+			period_start = $7, period_end = $8, totals = $9, sha256 = $10, size_bytes = $11, finished_at = now()
 		WHERE org_id = $1 AND id = $2`,
-		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw)
+		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw, r.SHA256, r.SizeBytes)
 	return mapError("finish import", err)
+}
+
+// DeleteImport removes an import and its rows. Returns ErrNotFound if orgID
+// has no such import.
+func (s *Store) DeleteImport(ctx context.Context, orgID, id int64) error {
+	// charges has no foreign key to imports (see 000002), so its rows go
+	// explicitly, with their rollups.
+	return s.InTx(ctx, func(tx *Store) error {
+		var tz string
+		if err := tx.q.QueryRow(ctx, `SELECT time_zone FROM orgs WHERE id = $1`, orgID).Scan(&tz); err != nil {
+			return mapError("delete import", err)
+		}
+		if _, err := tx.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
+			return mapError("delete import", err)
+		}
+		tag, err := tx.q.Exec(ctx, `DELETE FROM imports WHERE org_id = $1 AND id = $2`, orgID, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = pgx.ErrNoRows
+		}
+		return mapError("delete import", err)
+	})
 }
 
 // FailImport marks an import failed with the reason and, for a bad value,

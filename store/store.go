@@ -14,6 +14,7 @@ import (
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -55,6 +56,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		pgxdecimal.Register(c.TypeMap())
+		c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericCodec{}})
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
