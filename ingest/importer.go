@@ -47,6 +47,9 @@ type ImportRequest struct {
 	Mapping    *Mapping // for the generic source
 	UploadedBy int64    // 0 for API tokens and the CLI
 	Via        string   // web, api, cli
+	// Pricer, when set, prices token usage instead of the Importer's table:
+	// the org's negotiated prices over the shipped ones.
+	Pricer LLMPricer
 	// Progress, when set, is called with the rows read so far, every
 	// progressEvery rows, from the importing goroutine.
 	Progress func(rows int64)
@@ -135,12 +138,16 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 		return ImportResult{}, ierr
 	}
 
+	prices := im.prices
+	if req.Pricer != nil {
+		prices = req.Pricer
+	}
 	hash := &hashingReader{r: file, h: sha256.New()}
 	rd, err := Open(hash, Options{
 		FileName:   req.FileName,
 		Source:     req.Source,
 		TeamTagKey: req.Org.TeamTagKey,
-		Pricer:     im.prices,
+		Pricer:     prices,
 		GPUs:       im.gpus,
 		Mapping:    req.Mapping,
 	})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -37,6 +38,13 @@ func (s *Server) importRequest(c echo.Context, fileName, source, via string) (in
 	if u := currentUser(c); u != nil {
 		req.UploadedBy = u.ID
 	}
+	// Usage logs without costs are priced at the org's negotiated prices
+	// where it has them.
+	prices, err := LoadOrgPrices(c.Request().Context(), s.db(c), req.Org.ID, PriceOverrides, time.Now())
+	if err != nil {
+		return req, err
+	}
+	req.Pricer = ingest.PriceTable(prices.LLM)
 	if req.Source == ingest.SourceGeneric {
 		m, err := s.db(c).ColumnMapping(c.Request().Context(), req.Org.ID)
 		if errors.Is(err, store.ErrNotFound) {

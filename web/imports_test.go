@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -204,5 +206,40 @@ func TestUploadTooLarge(t *testing.T) {
 	wantStatus(t, rec, http.StatusRequestEntityTooLarge)
 	if !strings.Contains(rec.Body.String(), "MAX_UPLOAD_MB") {
 		t.Fatalf("too large = %s", rec.Body)
+	}
+}
+
+// TestImportPricesUsageAtNegotiatedRates uploads an OpenAI usage export (no
+// costs in it) for an org with a negotiated gpt-4.1-mini price: the rows are
+// priced at that rate, not the list price.
+func TestImportPricesUsageAtNegotiatedRates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	usage := "start_time,end_time,start_time_iso,end_time_iso,project_id,num_model_requests,api_key_id,model,input_tokens,output_tokens,input_cached_tokens\n" +
+		"1761523200,1761609600,2025-10-27T00:00:00+00:00,2025-10-28T00:00:00+00:00,proj_a,10.0,key_a,gpt-4.1-mini,1000000,1000000,0\n"
+	post := func(name string) string {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/imports?filename="+name, strings.NewReader(usage))
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, req)
+		wantStatus(t, rec, http.StatusCreated)
+		var res struct{ Totals map[string]string }
+		json.Unmarshal(rec.Body.Bytes(), &res)
+		return res.Totals["USD"]
+	}
+	// List price: $0.40 in + $1.60 out per 1M tokens.
+	if got := post("list.csv"); got != "2" {
+		t.Fatalf("at list prices total = %s, want 2", got)
+	}
+	if _, err := b.st.UpsertLLMPriceOverride(ctx(), org.ID, owner.ID, store.LLMPriceOverrideInput{
+		Model: "gpt-4.1-mini", Input: decimal.RequireFromString("0.1"), Output: decimal.RequireFromString("0.4"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	usage += "\n" // another file: the bucket is restated at the new price
+	if got := post("negotiated.csv"); got != "0.5" {
+		t.Fatalf("at negotiated prices total = %s, want 0.5", got)
 	}
 }

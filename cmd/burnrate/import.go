@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web"
 )
 
 // runImport is 'burnrate import': each file in its own transaction, like an
@@ -51,11 +53,18 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		mapping = ingest.MappingFrom(m)
 	}
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	// Usage logs without costs are priced at the org's negotiated prices
+	// where it has them, as uploads in the browser are.
+	prices, err := web.LoadOrgPrices(ctx, db.store, org.ID, web.PriceOverrides, time.Now())
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(stdout)
 	failed := 0
 	for _, path := range fs.Args() {
 		res, err := importFile(ctx, im, ingest.ImportRequest{
 			Org: org, FileName: filepath.Base(path), Source: ingest.Source(*source), Mapping: mapping, Via: "cli",
+			Pricer: ingest.PriceTable(prices.LLM),
 		}, path)
 		if err != nil {
 			failed++
