@@ -11,8 +11,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
@@ -98,9 +102,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // database is an open store and what it takes to close it: with
 // DATABASE_URL unset, that includes stopping the private cluster.
 type database struct {
-	url     string
-	store   *store.Store
-	cluster *pgcluster.Cluster
+	url   string
+	store *store.Store
+	stop  func() // stops the private cluster this process started, if any
 }
 
 // openDatabase connects to DATABASE_URL, or starts the private cluster, and
@@ -109,11 +113,11 @@ type database struct {
 func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate bool) (*database, error) {
 	db := &database{url: cfg.DatabaseURL}
 	if db.url == "" {
-		c, err := startPrivatePostgres(ctx, cfg, log)
+		url, stop, err := privatePostgres(ctx, cfg, log)
 		if err != nil {
 			return nil, err
 		}
-		db.cluster, db.url = c, c.URL()
+		db.url, db.stop = url, stop
 		migrate = true
 	}
 	if migrate {
@@ -134,15 +138,47 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 	return db, nil
 }
 
-// startPrivatePostgres starts the embedded default: a Postgres cluster of
-// Burnrate's own under DataDir, from the machine's server binaries.
-func startPrivatePostgres(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
+// privatePostgres is the embedded default: a Postgres cluster of Burnrate's
+// own under DataDir, from the machine's server binaries. When another
+// burnrate process already runs it ('make run' in one terminal, 'burnrate
+// demo' in another), this one connects to that cluster instead; otherwise it
+// starts the cluster and notes its URL in DataDir for the others. stop
+// stops what this process started.
+func privatePostgres(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
+	note := filepath.Join(cfg.DataDir, "running-url")
+	if b, err := os.ReadFile(note); err == nil {
+		if u := strings.TrimSpace(string(b)); answers(ctx, u) {
+			log.Info("DATABASE_URL is not set: using the private Postgres another burnrate process runs", slog.String("data_dir", cfg.DataDir+"/pg"))
+			return u, func() {}, nil
+		}
+	}
 	log.Info("DATABASE_URL is not set: starting a private Postgres", slog.String("data_dir", cfg.DataDir+"/pg"))
 	c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: cfg.DataDir + "/pg", Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("start the private Postgres (or set DATABASE_URL): %w", err)
+		return "", nil, fmt.Errorf("start the private Postgres (or set DATABASE_URL): %w", err)
 	}
-	return c, nil
+	if err := os.WriteFile(note, []byte(c.URL()+"\n"), 0o600); err != nil {
+		log.Warn("cannot note the private Postgres's address for other burnrate commands", slog.Any("error", err))
+	}
+	return c.URL(), func() {
+		os.Remove(note)
+		// The signal context is done by now; stopping needs a fresh one.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = c.Stop(ctx)
+	}, nil
+}
+
+// answers reports whether a Postgres at url accepts a connection.
+func answers(ctx context.Context, url string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return false
+	}
+	conn.Close(ctx)
+	return true
 }
 
 // checkSchema refuses to run against a database whose schema is behind this
@@ -171,10 +207,7 @@ func (db *database) close() {
 	if db.store != nil {
 		db.store.Close()
 	}
-	if db.cluster != nil {
-		// The signal context is done by now; stopping needs a fresh one.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = db.cluster.Stop(ctx)
+	if db.stop != nil {
+		db.stop()
 	}
 }

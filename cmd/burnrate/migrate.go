@@ -21,12 +21,12 @@ func runMigrate(ctx context.Context, cfg Config, log *slog.Logger, args []string
 	}
 	url := cfg.DatabaseURL
 	if url == "" {
-		c, err := startPrivatePostgres(ctx, cfg, log)
+		u, stop, err := privatePostgres(ctx, cfg, log)
 		if err != nil {
 			return err
 		}
-		defer c.Stop(context.Background())
-		url = c.URL()
+		defer stop()
+		url = u
 	}
 	m, err := migrations.New(url)
 	if err != nil {
