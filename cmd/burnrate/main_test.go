@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/store"
@@ -170,5 +174,49 @@ func TestMigrateDownAndUp(t *testing.T) {
 	}
 	if want := "version: " + strconv.Itoa(int(latest)) + " dirty: false"; !strings.Contains(out.String(), want) {
 		t.Fatalf("after up: %q, want %q", out.String(), want)
+	}
+}
+
+// TestCommandsShareThePrivatePostgres runs 'serve' on the embedded default
+// and, while it runs, 'org create' without DATABASE_URL: the second command
+// must use the cluster the first started, not fail on its locked data dir.
+func TestCommandsShareThePrivatePostgres(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "burnrate-shared-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755) // Postgres runs as another user when tests run as root
+	e := env(map[string]string{"BURNRATE_DATA_DIR": dir, "ADDR": "127.0.0.1:0", "LOG_LEVEL": "error"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, []string{"serve"}, e, io.Discard, io.Discard) }()
+	note := filepath.Join(dir, "running-url")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(note); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("serve did not start its private Postgres: %v", <-served)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"org", "create", "--name", "Shared", "--owner-email", "s@example.com"}, e, &out, io.Discard); err != nil {
+		t.Fatalf("org create beside a running serve: %v", err)
+	}
+	if !strings.Contains(out.String(), "shared") {
+		t.Fatalf("org create printed %q", out.String())
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if _, err := os.Stat(note); !os.IsNotExist(err) {
+		t.Fatalf("the note of the running cluster outlived it: %v", err)
 	}
 }
