@@ -1,9 +1,6 @@
 package web_test
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +8,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/burnrate/burnrate/store/storetest"
-	"github.com/burnrate/burnrate/web"
 	"github.com/burnrate/burnrate/web/browsertest"
 )
 
@@ -22,24 +18,19 @@ import (
 // with the view in the URL.
 func TestBrowserDashboardChartAndFilters(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	t.Cleanup(ts.Close)
-	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})}
-	ts.Config.Handler = b.srv
+	b, url := liveServer(t)
 	_, owner, _, _ := demoOrg(t, b)
 
 	ctx := browsertest.New(t, 90*time.Second)
 	const usdChart = `[data-testid=chart][data-currency=USD]`
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(ts.URL+"/login"),
+		chromedp.Navigate(url+"/login"),
 		chromedp.WaitVisible(`input[name=email]`),
 		chromedp.SendKeys(`input[name=email]`, owner.Email),
 		chromedp.SendKeys(`input[name=password]`, storetest.Password),
 		chromedp.Submit(`[data-testid=login-form]`),
 		chromedp.WaitVisible(`[data-testid=dashboard]`),
-		chromedp.Navigate(ts.URL+"/dashboard?range=90d"),
+		chromedp.Navigate(url+"/dashboard?range=90d"),
 		chromedp.WaitVisible(usdChart+` svg`),
 	)
 	if err != nil {

@@ -3,9 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +10,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/burnrate/burnrate/store/storetest"
-	"github.com/burnrate/burnrate/web"
 	"github.com/burnrate/burnrate/web/browsertest"
 )
 
@@ -22,16 +18,12 @@ import (
 // in new results with a freshly drawn ECharts chart (SVG in the chart div).
 func TestBrowserAdvisorAndBreakEvenUpdateInPlace(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	t.Cleanup(ts.Close)
-	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})
-	_, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Chart Co"})
+	b, url := liveServer(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Chart Co"})
 
 	ctx := browsertest.New(t, 90*time.Second)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(ts.URL+"/login"),
+		chromedp.Navigate(url+"/login"),
 		chromedp.WaitVisible(`input[name=email]`),
 		chromedp.SendKeys(`input[name=email]`, owner.Email),
 		chromedp.SendKeys(`input[name=password]`, storetest.Password),
@@ -59,7 +51,7 @@ func TestBrowserAdvisorAndBreakEvenUpdateInPlace(t *testing.T) {
 
 	t.Run("Advisor", func(t *testing.T) {
 		err := chromedp.Do(ctx,
-			chromedp.Navigate(ts.URL+"/advisor"),
+			chromedp.Navigate(url+"/advisor"),
 			chromedp.WaitVisible(`#advice-chart svg`),
 		)
 		if err != nil {
@@ -91,7 +83,7 @@ func TestBrowserAdvisorAndBreakEvenUpdateInPlace(t *testing.T) {
 
 	t.Run("BreakEven", func(t *testing.T) {
 		err := chromedp.Do(ctx,
-			chromedp.Navigate(ts.URL+"/breakeven"),
+			chromedp.Navigate(url+"/breakeven"),
 			chromedp.WaitVisible(`#breakeven-chart svg`),
 		)
 		if err != nil {

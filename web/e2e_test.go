@@ -16,19 +16,28 @@ import (
 	"github.com/burnrate/burnrate/web/browsertest"
 )
 
-// TestBrowserSignupLandsOnDashboard signs up in a real (headless) browser
-// and lands on the empty dashboard with its call to action.
-func TestBrowserSignupLandsOnDashboard(t *testing.T) {
-	t.Parallel()
+// liveServer serves a fresh database on a real loopback port, for the
+// browser tests.
+func liveServer(t *testing.T) (*bundle, string) {
+	t.Helper()
 	st := storetest.New(t)
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})}
+	ts.Config.Handler = b.srv
+	return b, ts.URL
+}
+
+// TestBrowserSignupLandsOnDashboard signs up in a real (headless) browser
+// and lands on the empty dashboard with its call to action.
+func TestBrowserSignupLandsOnDashboard(t *testing.T) {
+	t.Parallel()
+	_, url := liveServer(t)
 
 	ctx := browsertest.New(t, 60*time.Second)
 	err := chromedp.Do(ctx,
-		chromedp.Navigate(ts.URL+"/signup"),
+		chromedp.Navigate(url+"/signup"),
 		chromedp.WaitVisible(`[data-testid=signup-form]`),
 		chromedp.SendKeys(`input[name=name]`, "Ada Lovelace"),
 		chromedp.SendKeys(`input[name=email]`, "ada@example.com"),
@@ -64,12 +73,8 @@ func TestBrowserSignupLandsOnDashboard(t *testing.T) {
 // person would, and sees the summary of one and the error of the other.
 func TestBrowserUpload(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
-	_, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Uploaders"})
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Start()
-	t.Cleanup(ts.Close)
-	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})
+	b, url := liveServer(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Uploaders"})
 
 	sample, err := filepath.Abs(focusSample)
 	if err != nil {
@@ -81,12 +86,12 @@ func TestBrowserUpload(t *testing.T) {
 	}
 	ctx := browsertest.New(t, 60*time.Second)
 	err = chromedp.Do(ctx,
-		chromedp.Navigate(ts.URL+"/login"),
+		chromedp.Navigate(url+"/login"),
 		chromedp.SendKeys(`input[name=email]`, owner.Email),
 		chromedp.SendKeys(`input[name=password]`, storetest.Password),
 		chromedp.Submit(`[data-testid=login-form]`),
 		chromedp.WaitVisible(`[data-testid=dashboard-empty]`),
-		chromedp.Navigate(ts.URL+"/imports"),
+		chromedp.Navigate(url+"/imports"),
 		chromedp.SetUploadFiles(`[data-testid=upload-form] input[type=file]`, []string{sample, broken}),
 		chromedp.Click(`[data-testid=upload-form] button[type=submit]`),
 		chromedp.WaitVisible(`[data-testid=import-result]`),
