@@ -70,16 +70,6 @@ var detectors = []detector{
 	}, newOpenRouter},
 }
 
-// DetectSource returns the source whose signature the header matches.
-// It returns an error wrapping ErrUnknownFormat when none does.
-func DetectSource(headerFields []string) (Source, error) {
-	h := newHeader(headerFields)
-	if d := detect(h); d != nil {
-		return d.source, nil
-	}
-	return "", unknownFormat("", headerFields)
-}
-
 func detect(h *header) *detector {
 	for i := range detectors {
 		if detectors[i].match(h) {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -113,5 +112,3 @@ func (s *Server) handleSettingsUpdate(c echo.Context) error {
 }
 
 var errLastOwner = echo.NewHTTPError(http.StatusConflict, "An org needs at least one owner: make someone else owner first.")
-
-func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
