@@ -5,6 +5,30 @@ document.addEventListener("htmx:configRequest", function (evt) {
   if (meta) evt.detail.headers["X-CSRF-Token"] = meta.content;
 });
 
+// What would otherwise be inline event handlers, which the CSP forbids (an
+// injected handler would run as easily as ours), asked for by attributes:
+//   data-confirm="Question?" on a form asks before the form is submitted;
+//   data-submit-on-change submits its control's form when the value changes;
+//   data-custom-range makes its form's range "custom" when the date changes.
+// They listen in the capture phase, before htmx's listeners on the form
+// read its values or send it.
+document.addEventListener("submit", function (evt) {
+  var q = evt.target.getAttribute && evt.target.getAttribute("data-confirm");
+  if (q && !window.confirm(q)) {
+    evt.preventDefault();
+    evt.stopPropagation();
+  }
+}, true);
+document.addEventListener("change", function (evt) {
+  var el = evt.target;
+  if (!el.form || !el.hasAttribute) return;
+  if (el.hasAttribute("data-custom-range")) {
+    var range = el.form.elements.namedItem("range");
+    if (range) range.value = "custom";
+  }
+  if (el.hasAttribute("data-submit-on-change")) el.form.requestSubmit();
+}, true);
+
 // Drag-and-drop onto the upload form: dropped files become the file input's.
 document.addEventListener("dragover", function (evt) {
   var zone = evt.target.closest && evt.target.closest("[data-dropzone]");
