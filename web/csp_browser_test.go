@@ -17,6 +17,13 @@ import (
 	"github.com/burnrate/burnrate/web/browsertest"
 )
 
+// cspRecorder, run in a loaded page, collects in window.__csp the page's
+// CSP violations, those from before it ran too (the reports are buffered).
+const cspRecorder = `window.__csp = [];
+	new ReportingObserver((reports) => {
+		for (const r of reports) window.__csp.push(r.body.effectiveDirective + " " + r.body.sample + " " + r.body.sourceFile + ":" + r.body.lineNumber);
+	}, {types: ["csp-violation"], buffered: true}).observe();`
+
 // TestBrowserBehavioursWorkWithoutInlineScript drives, in a real browser
 // under the app's CSP (which must forbid inline script), what used to be
 // inline event handlers: the dashboard's From and To make the range
@@ -72,8 +79,7 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 			chromedp.Navigate(base+path),
 			chromedp.WaitVisible(waitFor),
 			chromedp.Evaluate[chromedp.Void](`(() => {
-				window.__csp = [];
-				document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.sample));
+				`+cspRecorder+`
 				window.__asked = [];
 				window.confirm = (q) => { window.__asked.push(q); return `+ans+`; };
 				return true;
@@ -103,6 +109,9 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 	}
 	noViolations := func(t *testing.T) {
 		t.Helper()
+		if err := chromedp.Do(bctx, chromedp.Sleep(200*time.Millisecond)); err != nil { // reports come in a task of their own
+			t.Fatal(err)
+		}
 		csp, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`window.__csp || []`))
 		if err != nil || len(csp) > 0 {
 			t.Errorf("CSP violations %q (%v)", csp, err)

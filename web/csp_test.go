@@ -13,21 +13,25 @@ import (
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
-// scriptSrc is the script-src directive of a Content-Security-Policy.
-func scriptSrc(csp string) (string, bool) {
+// directive is the directive named name of a Content-Security-Policy.
+func directive(csp, name string) (string, bool) {
 	for _, d := range strings.Split(csp, ";") {
-		if name, _, _ := strings.Cut(strings.TrimSpace(d), " "); name == "script-src" {
+		if n, _, _ := strings.Cut(strings.TrimSpace(d), " "); n == name {
 			return strings.TrimSpace(d), true
 		}
 	}
 	return "", false
 }
 
+// scriptSrc is the script-src directive of a Content-Security-Policy.
+func scriptSrc(csp string) (string, bool) { return directive(csp, "script-src") }
+
 // TestCSPForbidsInlineScript checks that every response's CSP lets only
 // Burnrate's own script files run, no inline script or event handler (so
-// markup slipped into a page cannot run), and that no page relies on one:
-// every page an owner sees, with data in it, has no on* attribute, no
-// javascript: URL and no inline script.
+// markup slipped into a page cannot run), and only its own style sheets
+// apply; and that no page relies on either: every page an owner sees, with
+// data in it, has no on* attribute, no javascript: URL, no inline script,
+// no style attribute and no <style>.
 func TestCSPForbidsInlineScript(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -62,7 +66,11 @@ func TestCSPForbidsInlineScript(t *testing.T) {
 	for _, path := range pages {
 		rec := c.get(path)
 		wantStatus(t, rec, http.StatusOK)
-		if src, _ := scriptSrc(rec.Header().Get("Content-Security-Policy")); src != "script-src 'self'" {
+		csp := rec.Header().Get("Content-Security-Policy")
+		if src, _ := scriptSrc(csp); src != "script-src 'self'" {
+			t.Errorf("%s: %q", path, src)
+		}
+		if src, _ := directive(csp, "style-src"); src != "style-src 'self'" {
 			t.Errorf("%s: %q", path, src)
 		}
 		doc(t, rec).Find("*").Each(func(_ int, el *goquery.Selection) {
@@ -72,6 +80,12 @@ func TestCSPForbidsInlineScript(t *testing.T) {
 					strings.HasPrefix(strings.TrimSpace(strings.ToLower(a.Val)), "javascript:") {
 					t.Errorf("%s: <%s %s=%q>: inline script, which the CSP blocks", path, goquery.NodeName(el), a.Key, a.Val)
 				}
+				if name == "style" {
+					t.Errorf("%s: <%s style=%q>: an inline style, which the CSP blocks: use a class", path, goquery.NodeName(el), a.Val)
+				}
+			}
+			if goquery.NodeName(el) == "style" {
+				t.Errorf("%s: a <style> element, which the CSP blocks: use app.css", path)
 			}
 			if goquery.NodeName(el) == "script" {
 				typ, _ := el.Attr("type")

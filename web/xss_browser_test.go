@@ -139,8 +139,7 @@ func TestBrowserChartsShowHostileNamesAsText(t *testing.T) {
 			t.Fatalf("%s: %v", page, err)
 		}
 		res, err := chromedp.Run(bctx, chromedp.Evaluate[tipReport](`(() => {
-			window.__csp = [];
-			document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.sample));
+			`+cspRecorder+`
 			const out = {charts: 0, shown: 0, texts: [], injected: []};
 			const seen = new Set();
 			for (const el of document.querySelectorAll(`+quote(sel)+`)) {

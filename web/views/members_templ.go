@@ -387,7 +387,7 @@ func InvitePage(s Shell, inv store.Invite, orgName, token string) templ.Componen
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<article style=\"max-width:32rem;margin:auto\" data-testid=\"invite\"><header><h2>Join ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<article class=\"narrow\" data-testid=\"invite\"><header><h2>Join ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
