@@ -1,8 +1,8 @@
 package web
 
 import (
+	"bytes"
 	"context"
-	"encoding/csv"
 	"net/http"
 	"slices"
 	"strconv"
@@ -393,50 +393,54 @@ func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQue
 }
 
 // dashboardCSV writes one of the dashboard's tables as CSV, amounts exact.
+// Names in it come from bills, so it goes through csvTable, which keeps
+// them from running as spreadsheet formulas.
 func dashboardCSV(c echo.Context, d dashboardData) error {
 	table := c.QueryParam("table")
-	var rows [][]string
+	var t *csvTable
 	v := d.view
 	money := func(x decimal.Decimal) string { return x.String() }
 	switch table {
 	case "daily":
-		rows = append(rows, []string{"date", "currency", v.Filter.Group, "amount"})
+		t = newCSVTable(textCol("date"), textCol("currency"), textCol(v.Filter.Group), numberCol("amount"))
 		for _, s := range d.series {
 			for _, g := range s.Groups {
 				for i, day := range s.Days {
 					if x := s.ByGroup[g][i]; !x.IsZero() {
-						rows = append(rows, []string{day.Format(time.DateOnly), s.Currency, g, money(x)})
+						t.add(day.Format(time.DateOnly), s.Currency, g, money(x))
 					}
 				}
 			}
 		}
 	case "drivers":
-		rows = append(rows, []string{"provider", "service", "account", "model", "currency", "amount"})
+		t = newCSVTable(textCol("provider"), textCol("service"), textCol("account"), textCol("model"), textCol("currency"), numberCol("amount"))
 		for _, dr := range v.AllDrivers {
-			rows = append(rows, []string{dr.Provider, dr.Service, dr.Account, dr.Model, dr.Currency, money(dr.Amount)})
+			t.add(dr.Provider, dr.Service, dr.Account, dr.Model, dr.Currency, money(dr.Amount))
 		}
 	case "dod", "wow":
 		ms := v.DoD
 		if table == "wow" {
 			ms = v.WoW
 		}
-		rows = append(rows, []string{v.Filter.Group, "currency", "before", "after", "change", "change_percent"})
+		t = newCSVTable(textCol(v.Filter.Group), textCol("currency"), numberCol("before"), numberCol("after"), numberCol("change"),
+			numberCol("change_percent"))
 		for _, m := range ms {
-			rows = append(rows, []string{m.Group, m.Currency, money(m.Before), money(m.After), money(m.Change), m.Percent})
+			t.add(m.Group, m.Currency, money(m.Before), money(m.After), money(m.Change), m.Percent)
 		}
 	case "gpus":
-		rows = append(rows, []string{"gpu_type", "currency", "gpu_hours", "amount", "per_gpu_hour"})
+		t = newCSVTable(textCol("gpu_type"), textCol("currency"), numberCol("gpu_hours"), numberCol("amount"), numberCol("per_gpu_hour"))
 		for _, g := range v.GPUs {
-			rows = append(rows, []string{g.GPUType, g.Currency, g.GPUHours.String(), money(g.Amount), g.PerGPUHour().StringFixed(4)})
+			t.add(g.GPUType, g.Currency, g.GPUHours.String(), money(g.Amount), g.PerGPUHour().StringFixed(4))
 		}
 	case "models":
-		rows = append(rows, []string{"model", "currency", "input_tokens", "output_tokens", "cached_tokens", "requests", "amount", "per_million_tokens"})
+		t = newCSVTable(textCol("model"), textCol("currency"), numberCol("input_tokens"), numberCol("output_tokens"),
+			numberCol("cached_tokens"), numberCol("requests"), numberCol("amount"), numberCol("per_million_tokens"))
 		for _, m := range v.Models {
-			rows = append(rows, []string{m.Model, m.Currency, strconv.FormatInt(m.InputTokens, 10), strconv.FormatInt(m.OutputTokens, 10),
-				strconv.FormatInt(m.CachedTokens, 10), strconv.FormatInt(m.Requests, 10), money(m.Amount), m.PerMillionTokens().StringFixed(4)})
+			t.add(m.Model, m.Currency, strconv.FormatInt(m.InputTokens, 10), strconv.FormatInt(m.OutputTokens, 10),
+				strconv.FormatInt(m.CachedTokens, 10), strconv.FormatInt(m.Requests, 10), money(m.Amount), m.PerMillionTokens().StringFixed(4))
 		}
 	case "anomalies":
-		rows = append(rows, []string{"date", "currency", "amount", "baseline_median", "drivers"})
+		t = newCSVTable(textCol("date"), textCol("currency"), numberCol("amount"), numberCol("baseline_median"), textCol("drivers"))
 		for _, a := range v.Anomalies {
 			drivers := ""
 			for i, m := range a.Drivers {
@@ -445,18 +449,16 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 				}
 				drivers += groupName(m.Group) + " +" + money(m.Change)
 			}
-			rows = append(rows, []string{a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers})
+			t.add(a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers)
 		}
 	default:
 		return unprocessable("table: %q is not one of %v", table, dashTables)
 	}
-	name := "burnrate-" + table + "-" + v.Filter.From + "-" + v.Filter.To + ".csv"
-	c.Response().Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
-	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`"`)
-	c.Response().WriteHeader(http.StatusOK)
-	w := csv.NewWriter(c.Response())
-	if err := w.WriteAll(rows); err != nil {
+	var buf bytes.Buffer
+	if err := t.writeCSV(&buf); err != nil {
 		return err
 	}
-	return nil
+	name := "burnrate-" + table + "-" + v.Filter.From + "-" + v.Filter.To + ".csv"
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+name+`"`)
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 }

@@ -23,7 +23,7 @@ func (s *Server) routes() {
 			ContentTypeNosniff:    "nosniff",
 			XFrameOptions:         "DENY",
 			ReferrerPolicy:        "same-origin",
-			ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+			ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 		}),
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
 		s.loadSession,

@@ -5,6 +5,30 @@ document.addEventListener("htmx:configRequest", function (evt) {
   if (meta) evt.detail.headers["X-CSRF-Token"] = meta.content;
 });
 
+// What would otherwise be inline event handlers, which the CSP forbids (an
+// injected handler would run as easily as ours), asked for by attributes:
+//   data-confirm="Question?" on a form asks before the form is submitted;
+//   data-submit-on-change submits its control's form when the value changes;
+//   data-custom-range makes its form's range "custom" when the date changes.
+// They listen in the capture phase, before htmx's listeners on the form
+// read its values or send it.
+document.addEventListener("submit", function (evt) {
+  var q = evt.target.getAttribute && evt.target.getAttribute("data-confirm");
+  if (q && !window.confirm(q)) {
+    evt.preventDefault();
+    evt.stopPropagation();
+  }
+}, true);
+document.addEventListener("change", function (evt) {
+  var el = evt.target;
+  if (!el.form || !el.hasAttribute) return;
+  if (el.hasAttribute("data-custom-range")) {
+    var range = el.form.elements.namedItem("range");
+    if (range) range.value = "custom";
+  }
+  if (el.hasAttribute("data-submit-on-change")) el.form.requestSubmit();
+}, true);
+
 // Drag-and-drop onto the upload form: dropped files become the file input's.
 document.addEventListener("dragover", function (evt) {
   var zone = evt.target.closest && evt.target.closest("[data-dropzone]");
@@ -94,6 +118,55 @@ function burnrateAxisFormatters(axes) {
   });
 }
 
+// Tooltips are built as DOM nodes whose words are set with textContent,
+// never as HTML strings: series names, axis labels and notes are uploaded
+// data (providers, models, teams from any bill) and budget names, and an
+// HTML tooltip would run whatever markup they hold. rows are
+// {color, text}; the colour goes through CSSOM, which the CSP allows.
+function burnrateTip(title, rows, footer) {
+  var box = document.createElement("div");
+  function line(tag, text) {
+    var el = box.appendChild(document.createElement(tag));
+    el.className = "chart-tip-line";
+    el.textContent = text;
+    return el;
+  }
+  if (title !== undefined && title !== "") line("strong", String(title));
+  rows.forEach(function (r) {
+    var el = line("div", "");
+    if (typeof r.color === "string") {
+      var marker = el.appendChild(document.createElement("span"));
+      marker.className = "chart-tip-marker";
+      marker.style.backgroundColor = r.color;
+    }
+    el.appendChild(document.createTextNode(r.text));
+  });
+  if (footer) line("strong", footer);
+  return box;
+}
+
+// burnrateTipValue is a point's value as tooltip text: the y of [x, y]
+// pairs, numbers rounded for reading.
+function burnrateTipValue(p) {
+  var v = p.value;
+  if (Array.isArray(v)) v = p.encode && p.encode.y ? v[p.encode.y[0]] : v[v.length - 1];
+  if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  return String(v);
+}
+
+// burnrateDefaultTip replaces ECharts' own tooltip on every chart drawn from
+// JSON, whatever formatter the JSON carried (a formatter string is an HTML
+// template in a tooltip).
+function burnrateDefaultTip(params) {
+  params = [].concat(params || []);
+  if (!params.length) return "";
+  var first = params[0];
+  var title = first.axisValueLabel !== undefined ? first.axisValueLabel : first.name;
+  return burnrateTip(title, params.map(function (p) {
+    return { color: p.color, text: p.seriesName + ": " + burnrateTipValue(p) };
+  }));
+}
+
 function burnrateRenderCharts() {
   if (!window.echarts) return;
   document.querySelectorAll("[data-chart]").forEach(function (el) {
@@ -107,6 +180,10 @@ function burnrateRenderCharts() {
     }
     burnrateAxisFormatters(option.xAxis);
     burnrateAxisFormatters(option.yAxis);
+    if (option.tooltip) {
+      option.tooltip.formatter = burnrateDefaultTip;
+      option.tooltip.className = "chart-tip";
+    }
     var old = echarts.getInstanceByDom(el);
     if (old) old.dispose();
     echarts.init(el, null, { renderer: "svg" }).setOption(option);
@@ -130,16 +207,16 @@ window.addEventListener("resize", function () {
     return function (params) {
       if (!params.length) return "";
       var i = params[0].dataIndex;
-      var lines = ["<strong>" + params[0].axisValueLabel + "</strong>"];
+      var rows = [];
       params.forEach(function (p) {
         var vals = exact[p.seriesName];
         if (!vals) return;
         var v = p.seriesType === "scatter" ? vals[p.dataIndex] : vals[i];
         if (v === undefined || Number(v) === 0) return;
-        lines.push(p.marker + " " + p.seriesName + ": " + v);
+        rows.push({ color: p.color, text: p.seriesName + ": " + v });
       });
-      if (totals && totals[i] !== undefined) lines.push("<strong>Total: " + totals[i] + "</strong>");
-      return lines.join("<br>");
+      var total = totals && totals[i] !== undefined ? "Total: " + totals[i] : "";
+      return burnrateTip(params[0].axisValueLabel, rows, total);
     };
   }
 
@@ -152,7 +229,7 @@ window.addEventListener("resize", function () {
       if (!box) return;
       var old = echarts.getInstanceByDom(box);
       if (old) old.dispose();
-      box.innerHTML = "";
+      box.textContent = "";
       var chart = echarts.init(box, null, { renderer: "svg" });
       var series = [], exact = {}, totals = c.totals;
       if (data.view === "cumulative") {
@@ -186,7 +263,7 @@ window.addEventListener("resize", function () {
       }
       chart.setOption({
         animation: false,
-        tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, confine: true, formatter: exactTooltip(exact, totals) },
+        tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, confine: true, className: "chart-tip", formatter: exactTooltip(exact, totals) },
         legend: { type: "scroll", top: 0 },
         grid: { left: 70, right: 20, top: 40, bottom: 30 },
         xAxis: { type: "category", data: c.days },

@@ -54,7 +54,7 @@ func NewOrgPage(s Shell, f OrgForm) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article style=\"max-width:32rem;margin:auto\"><header><h2>Create an org</h2></header><p class=\"muted\">An org holds one team's bills, budgets and members.</p><form method=\"post\" action=\"/orgs\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<article class=\"narrow\"><header><h2>Create an org</h2></header><p class=\"muted\">An org holds one team's bills, budgets and members.</p><form method=\"post\" action=\"/orgs\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
