@@ -161,13 +161,6 @@ func (k Kind) ParseHuman(field, s string) (decimal.Decimal, error) {
 	return k.parse(field, s, true)
 }
 
-// Float is ParseHuman for the physical estimates the pricing model keeps as
-// float64. The bounds keep the result finite.
-func (k Kind) Float(field, s string) (float64, error) {
-	d, err := k.ParseHuman(field, s)
-	return d.InexactFloat64(), err
-}
-
 func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 	s := strings.TrimSpace(raw)
 	fail := func(err error, detail string) (decimal.Decimal, error) {
