@@ -207,7 +207,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
 	}
 
-	if row.BilledCost, err = c.dec(p.unblended); err != nil {
+	if row.BilledCost, err = c.money(p.unblended); err != nil {
 		return err
 	}
 	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
@@ -217,7 +217,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	case list == c.t(p.unblended):
 		row.ListCost = row.BilledCost // the common on-demand case: no second decimal
 	case list != "":
-		if row.ListCost, err = c.dec(p.publicOnDemand); err != nil {
+		if row.ListCost, err = c.money(p.publicOnDemand); err != nil {
 			return err
 		}
 	case row.ChargeCategory == ChargeUsage:
@@ -308,30 +308,30 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 func (p *awsParser) effective(c *rowCtx, lit string, billed decimal.Decimal) (decimal.Decimal, error) {
 	switch lit {
 	case "SavingsPlanCoveredUsage":
-		return c.decOr(p.spEffective, billed)
+		return c.moneyOr(p.spEffective, billed)
 	case "DiscountedUsage":
-		return c.decOr(p.riEffective, billed)
+		return c.moneyOr(p.riEffective, billed)
 	case "SavingsPlanNegation", "SavingsPlanUpfrontFee":
 		return decimal.Zero, nil
 	case "SavingsPlanRecurringFee":
 		if p.spTotalCommit < 0 || p.spUsedCommit < 0 {
 			return decimal.Zero, nil
 		}
-		total, err := c.dec(p.spTotalCommit)
+		total, err := c.money(p.spTotalCommit)
 		if err != nil {
 			return total, err
 		}
-		used, err := c.dec(p.spUsedCommit)
+		used, err := c.money(p.spUsedCommit)
 		if err != nil {
 			return used, err
 		}
 		return total.Sub(used), nil
 	case "RIFee":
-		a, err := c.dec(p.riUnusedAmort)
+		a, err := c.money(p.riUnusedAmort)
 		if err != nil {
 			return a, err
 		}
-		b, err := c.dec(p.riUnusedRecurring)
+		b, err := c.money(p.riUnusedRecurring)
 		if err != nil {
 			return b, err
 		}

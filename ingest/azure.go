@@ -69,13 +69,13 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
-	if row.BilledCost, err = c.dec(p.cost); err != nil {
+	if row.BilledCost, err = c.money(p.cost); err != nil {
 		return err
 	}
 	// Actual and Amortized exports share columns; the cost column holds the
 	// basis of the file, so effective = billed.
 	row.EffectiveCost = row.BilledCost
-	if row.ListCost, err = c.decOr(p.payg, row.BilledCost); err != nil {
+	if row.ListCost, err = c.moneyOr(p.payg, row.BilledCost); err != nil {
 		return err
 	}
 	row.BillingCurrency = strings.ToUpper(c.t(p.currency))

@@ -20,6 +20,7 @@ var (
 	ErrSyntax         = errors.New("malformed CSV")
 	ErrRecordTooLarge = errors.New("record too large")
 	ErrNotNumber      = errors.New("is not a number")
+	ErrOutOfRange     = errors.New("is out of range")
 	ErrNotInteger     = errors.New("is not a whole non-negative number")
 	ErrNotDate        = errors.New("is not a date")
 	ErrNoPrice        = errors.New("has no price in the LLM price table")

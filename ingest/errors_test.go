@@ -53,6 +53,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{name: "BadNumberMidFile", in: badNumber, opts: Options{FileName: "test_cur.csv"}, is: ErrNotNumber,
 			msg: `test_cur.csv: line 11, column lineItem/UnblendedCost: "12,5" is not a number`},
+		{name: "HugeExponentCost", in: withLine(t, cur, 11, func(l string) string {
+			return strings.Replace(l, ",0.009611264845382462,", `,1e999999999,`, 1)
+		}), opts: Options{FileName: "test_cur.csv"}, is: ErrOutOfRange,
+			msg: `test_cur.csv: line 11, column lineItem/UnblendedCost: "1e999999999" is out of range: money must be below 1,000,000,000,000,000`},
 		{name: "UnbalancedQuote", in: unbalanced, opts: Options{FileName: "test_cur.csv"}, is: ErrSyntax,
 			msg: `test_cur.csv: line 6, character 460: malformed CSV: unbalanced quotes: a quoted field has a stray or missing " (write "" for a quote inside a quoted field)`},
 		{name: "UnterminatedQuote", in: unterminated, opts: Options{FileName: "test_cur.csv"}, is: ErrSyntax,

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // focusParser reads FinOps FOCUS 1.0–1.2 files as exported by AWS, Azure,
@@ -49,11 +51,11 @@ var focusCategories = map[string]ChargeCategory{
 // n returns cell i with NULL mapped to "".
 func (p *focusParser) n(c *rowCtx, i int) string { return nullStr(c.t(i)) }
 
-func (p *focusParser) dec(c *rowCtx, i int) (decimal.Decimal, bool, error) {
+func (p *focusParser) dec(c *rowCtx, i int, k quantity.Kind) (decimal.Decimal, bool, error) {
 	if p.n(c, i) == "" {
 		return decimal.Zero, false, nil
 	}
-	d, err := c.dec(i)
+	d, err := c.number(i, k)
 	return d, true, err
 }
 
@@ -79,10 +81,10 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
 	}
 
-	if row.BilledCost, _, err = p.dec(c, p.billed); err != nil {
+	if row.BilledCost, _, err = p.dec(c, p.billed, quantity.Money); err != nil {
 		return err
 	}
-	eff, ok, err := p.dec(c, p.effective)
+	eff, ok, err := p.dec(c, p.effective, quantity.Money)
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		eff = row.BilledCost
 	}
 	row.EffectiveCost = eff
-	list, ok, err := p.dec(c, p.list)
+	list, ok, err := p.dec(c, p.list, quantity.Money)
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 	row.RegionID = p.n(c, p.region)
 	row.SubAccountID = p.n(c, p.subAccount)
 	row.BillingAccountID = p.n(c, p.account)
-	if row.ConsumedQuantity, _, err = p.dec(c, p.quantity); err != nil {
+	if row.ConsumedQuantity, _, err = p.dec(c, p.quantity, quantity.Quantity); err != nil {
 		return err
 	}
 	row.ConsumedUnit = p.n(c, p.unit)

@@ -71,7 +71,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
 
-	cost, err := c.dec(p.cost)
+	cost, err := c.money(p.cost)
 	if err != nil {
 		return err
 	}
@@ -92,9 +92,9 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 			var d decimal.Decimal
 			switch a := amt.(type) {
 			case number:
-				d, ok = parseDecimal(string(a))
+				d, ok = parseMoney(string(a))
 			case string:
-				d, ok = parseDecimal(a)
+				d, ok = parseMoney(a)
 			case nil:
 				d, ok = decimal.Zero, true
 			default:
@@ -108,7 +108,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.BilledCost = cost.Add(credits)
 	row.EffectiveCost = row.BilledCost
-	if row.ListCost, err = c.decOr(p.costAtList, cost); err != nil {
+	if row.ListCost, err = c.moneyOr(p.costAtList, cost); err != nil {
 		return err
 	}
 	row.BillingCurrency = strings.ToUpper(c.t(p.currency))

@@ -82,7 +82,7 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, time.Time{})
 	row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
-	if row.BilledCost, err = c.dec(p.cost); err != nil {
+	if row.BilledCost, err = c.money(p.cost); err != nil {
 		return err
 	}
 	row.EffectiveCost, row.ListCost = row.BilledCost, row.BilledCost

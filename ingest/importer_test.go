@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/store"
@@ -257,5 +258,48 @@ func TestImportReportsProgress(t *testing.T) {
 	}
 	if res.Rows != 25_000 || len(seen) != 2 || seen[0] != 10_000 || seen[1] != 20_000 {
 		t.Fatalf("rows %d, progress reports %v; want 25000 rows and reports at 10000, 20000", res.Rows, seen)
+	}
+}
+
+// TestImportOutOfRangeCostWritesNothing: a cost beyond money's range fails
+// the import at its line and column, quickly, and writes nothing. 1e30 was
+// once imported as is; 1e999999999 was refused only as "not a number".
+func TestImportOutOfRangeCostWritesNothing(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	body, _ := os.ReadFile("testdata/exports/focus/focus_sample_1.0.csv")
+	lines := strings.Split(string(body), "\n")
+	col := -1
+	for i, h := range strings.Split(lines[0], ",") {
+		if strings.Trim(h, `"`) == "BilledCost" {
+			col = i
+		}
+	}
+	mid := len(lines) / 2
+	for _, cell := range []string{"1e999999999", "1e30", "-1e15", strings.Repeat("9", 1<<20)} {
+		broken := append([]string(nil), lines...)
+		fields := strings.Split(broken[mid], ",")
+		fields[col] = cell
+		broken[mid] = strings.Join(fields, ",")
+		start := time.Now()
+		_, err := b.importFile(t, "huge.csv", []byte(strings.Join(broken, "\n")))
+		var ierr *ImportError
+		if !errors.As(err, &ierr) {
+			t.Fatalf("%.20s: err = %v, want *ImportError", cell, err)
+		}
+		line, column := ierr.Position()
+		if line != mid+1 || column != "BilledCost" {
+			t.Fatalf("%.20s: error %.200q at line %d column %q, want line %d column BilledCost", cell, err, line, column, mid+1)
+		}
+		if len(cell) < 20 && (!errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "is out of range: money must")) {
+			t.Fatalf("%s: error %q does not give money's bound", cell, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%.20s: refusing the file took %s", cell, d)
+		}
+	}
+	var n int
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("charges after failed imports = %d (%v), want 0", n, err)
 	}
 }

@@ -210,7 +210,7 @@ func (p *openAICosts) parse(c *rowCtx, row *Row) error {
 	llmRow(row, "OpenAI", start, end)
 	row.ServiceName = "OpenAI API"
 	row.ConsumedUnit = ""
-	cost, err := c.dec(p.amount)
+	cost, err := c.money(p.amount)
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (p *anthropicCost) parse(c *rowCtx, row *Row) error {
 	llmRow(row, "Anthropic", start, end)
 	row.ServiceName = "Claude API"
 	row.ConsumedUnit = ""
-	cents, err := c.dec(p.amount)
+	cents, err := c.money(p.amount)
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 	if row.ProviderName == "" {
 		row.ProviderName = "LiteLLM"
 	}
-	cost, err := c.dec(p.spend)
+	cost, err := c.money(p.spend)
 	if err != nil {
 		return err
 	}
@@ -506,7 +506,7 @@ func (p *liteLLMDaily) parse(c *rowCtx, row *Row) error {
 	if row.ProviderName == "" {
 		row.ProviderName = "LiteLLM"
 	}
-	cost, err := c.dec(p.spend)
+	cost, err := c.money(p.spend)
 	if err != nil {
 		return err
 	}
@@ -576,7 +576,7 @@ func (p *openRouter) parse(c *rowCtx, row *Row) error {
 	if row.ServiceName == "" {
 		row.ServiceName = "OpenRouter"
 	}
-	cost, err := c.dec(p.cost)
+	cost, err := c.money(p.cost)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,14 @@
 package ingest
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // header resolves column names to indexes once per file.
@@ -89,16 +92,10 @@ func (c *rowCtx) errAt(i int, err error, msg string) *ParseError {
 	return &ParseError{File: c.file, Line: c.line, Column: c.colName(i), Value: c.s(i), Err: err, Msg: msg}
 }
 
-// dec parses cell i as a decimal; empty is zero.
-func (c *rowCtx) dec(i int) (decimal.Decimal, error) {
-	d, ok := parseDecimal(c.s(i))
-	if !ok {
-		return d, c.errAt(i, ErrNotNumber, "")
-	}
-	return d, nil
-}
+// dec parses cell i as a usage quantity; empty is zero.
+func (c *rowCtx) dec(i int) (decimal.Decimal, error) { return c.number(i, quantity.Quantity) }
 
-// decOr parses cell i, returning def when the cell is empty or absent.
+// decOr parses cell i as a quantity, returning def when the cell is empty or absent.
 func (c *rowCtx) decOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
 	if c.t(i) == "" {
 		return def, nil
@@ -106,13 +103,49 @@ func (c *rowCtx) decOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
 	return c.dec(i)
 }
 
+// money parses cell i as an amount of money; empty is zero.
+func (c *rowCtx) money(i int) (decimal.Decimal, error) { return c.number(i, quantity.Money) }
+
+// moneyOr parses cell i as money, returning def when the cell is empty or absent.
+func (c *rowCtx) moneyOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
+	if c.t(i) == "" {
+		return def, nil
+	}
+	return c.money(i)
+}
+
+// number parses cell i through quantity's bounds for k; empty is zero.
+func (c *rowCtx) number(i int, k quantity.Kind) (decimal.Decimal, error) {
+	d, err := parseNumber(c.s(i), k)
+	if err != nil {
+		return d, c.numberErr(i, err)
+	}
+	return d, nil
+}
+
+// numberErr places quantity's verdict on cell i. Counts keep the message
+// they always had for fractions and negatives.
+func (c *rowCtx) numberErr(i int, err error) *ParseError {
+	var qe *quantity.Error
+	if !errors.As(err, &qe) {
+		return c.errAt(i, ErrNotNumber, "")
+	}
+	switch {
+	case errors.Is(err, quantity.ErrNotWhole), errors.Is(err, quantity.ErrOutOfRange) && strings.HasSuffix(qe.Detail, "must not be negative"):
+		return c.errAt(i, ErrNotInteger, "")
+	case errors.Is(err, quantity.ErrOutOfRange):
+		return c.errAt(i, ErrOutOfRange, qe.Detail)
+	}
+	return c.errAt(i, ErrNotNumber, "")
+}
+
 // count parses cell i as a non-negative whole number ("3" or "3.0"); empty is 0.
 func (c *rowCtx) count(i int) (int64, error) {
-	n, ok := parseCount(c.s(i))
-	if !ok {
-		return 0, c.errAt(i, ErrNotInteger, "")
+	d, err := parseNumber(c.s(i), quantity.Tokens)
+	if err != nil {
+		return 0, c.numberErr(i, err)
 	}
-	return n, nil
+	return d.IntPart(), nil
 }
 
 // time parses cell i as a timestamp in UTC; empty is an error.
@@ -141,108 +174,34 @@ var (
 	hour    = decimal.NewFromInt(3600)
 )
 
-// parseDecimal parses a plain or scientific-notation decimal. Empty (or
-// spaces) is zero. Values with absurd exponents are rejected so that later
-// arithmetic stays bounded.
-func parseDecimal(s string) (decimal.Decimal, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return decimal.Zero, true
+// parseNumber parses a cell through quantity's bounds for k (which also
+// refuse what a bill never holds: commas, underscores, NaN, hex). Empty (or
+// spaces) is zero.
+func parseNumber(s string, k quantity.Kind) (decimal.Decimal, error) {
+	if strings.TrimSpace(s) == "" {
+		return decimal.Zero, nil
 	}
-	if d, ok := fastDecimal(s); ok {
-		return d, true
-	}
-	if len(s) > 80 {
-		return decimal.Zero, false
-	}
-	if e := strings.IndexAny(s, "eE"); e >= 0 {
-		exp, err := strconv.Atoi(s[e+1:])
-		if err != nil || exp > 40 || exp < -40 {
-			return decimal.Zero, false
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		// decimal.NewFromString accepts a few things a bill never holds
-		// ("1_000"?, ".", "-"); only let digits, sign, point and exponent through.
-		switch ch := s[i]; {
-		case ch >= '0' && ch <= '9', ch == '.', ch == '-', ch == '+', ch == 'e', ch == 'E':
-		default:
-			return decimal.Zero, false
-		}
-	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return decimal.Zero, false
-	}
-	return d, true
+	return k.Parse("", s)
 }
 
-// fastDecimal handles the common "-123.456" shape with at most 18 digits
-// without the string juggling of decimal.NewFromString.
-func fastDecimal(s string) (decimal.Decimal, bool) {
-	i := 0
-	neg := false
-	if s[0] == '-' || s[0] == '+' {
-		neg = s[0] == '-'
-		i = 1
-	}
-	var v int64
-	digits, frac := 0, 0
-	seenDot := false
-	for ; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch >= '0' && ch <= '9':
-			if digits > 0 || ch != '0' {
-				digits++
-			}
-			if digits > 18 {
-				return decimal.Decimal{}, false
-			}
-			v = v*10 + int64(ch-'0')
-			if seenDot {
-				frac++
-			}
-		case ch == '.' && !seenDot:
-			seenDot = true
-		default:
-			return decimal.Decimal{}, false
-		}
-	}
-	start := 0
-	if neg || s[0] == '+' {
-		start = 1
-	}
-	// Reject "", "-", ".", "-." (no digits at all).
-	if len(s)-start == 0 || (seenDot && len(s)-start == 1) {
-		return decimal.Decimal{}, false
-	}
-	if v == 0 {
-		return decimal.Zero, true
-	}
-	if neg {
-		v = -v
-	}
-	return decimal.New(v, int32(-frac)), true
+// parseDecimal parses a plain or scientific-notation quantity; empty is
+// zero.
+func parseDecimal(s string) (decimal.Decimal, bool) {
+	d, err := parseNumber(s, quantity.Quantity)
+	return d, err == nil
+}
+
+// parseMoney parses an amount of money; empty is zero.
+func parseMoney(s string) (decimal.Decimal, bool) {
+	d, err := parseNumber(s, quantity.Money)
+	return d, err == nil
 }
 
 // parseCount parses a non-negative whole number, tolerating "3.0" and "3e2".
 func parseCount(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, true
-	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, n >= 0
-	}
-	d, ok := parseDecimal(s)
-	if !ok || d.Sign() < 0 || !d.IsInteger() || d.GreaterThan(maxInt64) {
-		return 0, false
-	}
-	return d.IntPart(), true
+	d, err := parseNumber(s, quantity.Tokens)
+	return d.IntPart(), err == nil
 }
-
-var maxInt64 = decimal.NewFromInt(1<<63 - 1)
 
 // parseTime accepts the timestamp shapes seen in billing exports and usage
 // logs and returns UTC:

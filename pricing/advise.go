@@ -447,6 +447,12 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 			excl = append(excl, ex(reason)...)
 			continue
 		}
+		if !finite(p.hours*overhead) || !finite(p.hours*overhead*float64(p.instances*p.gpusPer)) || !finite(p.tokens/1e6) {
+			// decimal.NewFromFloat panics on ±Inf and NaN, which extreme
+			// inputs and assumptions can reach: such a job has no price.
+			excl = append(excl, ex(fmt.Sprintf("%s: the job is too large to estimate", pr.name))...)
+			continue
+		}
 		opts = append(opts, r.price(in, g, p, pr.name, pr.price, overhead))
 	}
 	// Report an instance once when every pricing fails for the same reason.
@@ -602,6 +608,10 @@ func (r *request) sizeServing(g GPU, gpusPer, maxInstances int) (plan, error) {
 		detail: fmt.Sprintf("%d replica(s) × batch %d at %s tok/s each", k, tt.Batch, fmtInt(tt.DecodeTokensPerSec)),
 	}, nil
 }
+
+// finite reports whether v can become a decimal (NewFromFloat panics on
+// NaN and ±Inf).
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decimal.Decimal, overhead float64) Option {
 	wall := p.hours * overhead

@@ -299,6 +299,11 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	s.fullCapUnit = s.plan.TokensPerSecPerGPU * float64(s.unitGPUs) * 3600 * HoursPerMonth
 	s.unitCap = s.fullCapUnit * in.Utilization / in.PeakFactor
 	s.plan.CapacityTokensPerMonthPerGPU = math.Round(s.plan.TokensPerSecPerGPU * 3600 * HoursPerMonth)
+	if !finite(s.fullCapUnit) || !(s.fullCapUnit/1e6 > 0) {
+		// Extreme inputs would reach an infinite or zero capacity, which
+		// decimal.NewFromFloat and Div panic on.
+		return nil, errors.New("the self-hosting estimate is out of range: check the throughput and assumptions")
+	}
 	s.plan.USDPerMTokAtFullUtilization = s.unitMonth.Div(decimal.NewFromFloat(s.fullCapUnit / 1e6)).Round(4)
 	s.plan.Notes = append(s.plan.Notes,
 		fmt.Sprintf("GPUs are paid for %d h/month whether busy or not; replicas are sized for the peak hour (%.1f× the average rate) at %.0f%% busy",
@@ -321,6 +326,9 @@ func (s *scenario) choose(in BreakEvenInput, m Model, p Precision, a Assumptions
 	if in.Spot {
 		s.plan.Pricing = pricingSpot
 		overhead = a.ServingSpotOverhead()
+		if !finite(overhead) {
+			return errors.New("the spot overhead is out of range: check the spot assumptions")
+		}
 	}
 	perGPU := func(g GPU, n int) (float64, error) {
 		if in.ThroughputPerGPU > 0 {

@@ -9,11 +9,12 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 //go:embed data/gpu_specs.csv
@@ -291,12 +292,12 @@ func ParseGPUSpecsCSV(r io.Reader) ([]GPU, error) {
 		g := GPU{
 			Name:         t.str("gpu"),
 			Vendor:       strings.ToLower(t.str("vendor")),
-			MemoryGB:     t.float("memory_gb", true),
-			BandwidthGBs: t.float("bandwidth_gbs", true),
-			BF16TFLOPS:   t.float("bf16_dense_tflops", true),
-			FP8TFLOPS:    t.float("fp8_dense_tflops", false),
-			INT8TOPS:     t.float("int8_dense_tops", false),
-			TDPWatts:     t.float("tdp_w", false),
+			MemoryGB:     t.float("memory_gb", true, quantity.Factor),
+			BandwidthGBs: t.float("bandwidth_gbs", true, quantity.Factor),
+			BF16TFLOPS:   t.float("bf16_dense_tflops", true, quantity.Factor),
+			FP8TFLOPS:    t.float("fp8_dense_tflops", false, quantity.Factor),
+			INT8TOPS:     t.float("int8_dense_tops", false, quantity.Factor),
+			TDPWatts:     t.float("tdp_w", false, quantity.Factor),
 			NVLink:       strings.ToLower(t.str("nvlink")),
 			Notes:        t.str("notes"),
 		}
@@ -329,9 +330,9 @@ func ParseInstancePricesCSV(r io.Reader) ([]Instance, error) {
 			Region:       t.str("region"),
 			InstanceType: t.str("instance_type"),
 			GPU:          t.str("gpu"),
-			GPUCount:     t.float("gpu_count", false),
-			VCPUs:        t.float("vcpus", false),
-			MemoryGiB:    t.float("memory_gib", false),
+			GPUCount:     t.float("gpu_count", false, quantity.GPUs),
+			VCPUs:        t.float("vcpus", false, quantity.Factor),
+			MemoryGiB:    t.float("memory_gib", false, quantity.Factor),
 			OnDemand:     t.money("price_on_demand_usd_hr"),
 			Spot:         t.money("price_spot_usd_hr"),
 			Source:       t.str("source"),
@@ -426,7 +427,19 @@ func (t *table) fail(col, msg string) {
 	}
 }
 
-func (t *table) float(col string, required bool) float64 {
+// numberError words a bad cell: what quantity says, except that a negative
+// value "is negative" (or what negative says).
+func numberError(s string, err error, negative string) string {
+	if errors.Is(err, quantity.ErrOutOfRange) && strings.HasPrefix(s, "-") {
+		return fmt.Sprintf("%q %s", s, negative)
+	}
+	return err.Error()
+}
+
+// float reads a number column, bounded by k (quantity's kinds): a price
+// list is uploaded by users, and an infinite or absurd spec would make the
+// model's hours infinite.
+func (t *table) float(col string, required bool, k quantity.Kind) float64 {
 	s := t.str(col)
 	if s == "" {
 		if required {
@@ -434,15 +447,12 @@ func (t *table) float(col string, required bool) float64 {
 		}
 		return 0
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		t.fail(col, fmt.Sprintf("%q is not a number", s))
+	d, err := k.Parse("", s)
+	if err != nil {
+		t.fail(col, numberError(s, err, "is negative"))
 		return 0
 	}
-	if f < 0 {
-		t.fail(col, fmt.Sprintf("%q is negative", s))
-	}
-	return f
+	return d.InexactFloat64()
 }
 
 func (t *table) money(col string) *decimal.Decimal {
@@ -450,13 +460,9 @@ func (t *table) money(col string) *decimal.Decimal {
 	if s == "" {
 		return nil
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := quantity.Price.Parse("", s)
 	if err != nil {
-		t.fail(col, fmt.Sprintf("%q is not a number", s))
-		return nil
-	}
-	if d.IsNegative() {
-		t.fail(col, fmt.Sprintf("%q is negative", s))
+		t.fail(col, numberError(s, err, "is negative"))
 		return nil
 	}
 	if d.IsZero() {

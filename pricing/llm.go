@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -12,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 //go:embed data/llm_prices.csv
@@ -331,7 +334,7 @@ func ParseLLMPricesCSV(r io.Reader) ([]LLMPrice, error) {
 		p.InputPerMTok = t.requiredMoney("input_usd_per_mtok")
 		p.OutputPerMTok = t.requiredMoney("output_usd_per_mtok")
 		p.CachedInputPerMTok = t.money("cached_input_usd_per_mtok")
-		p.MaxInputTokens = int64(t.float("max_input_tokens", false))
+		p.MaxInputTokens = int64(t.float("max_input_tokens", false, quantity.Tokens))
 		out = append(out, p)
 	}
 	return out, t.err
@@ -343,9 +346,13 @@ func (t *table) requiredMoney(col string) decimal.Decimal {
 		t.fail(col, "missing price")
 		return decimal.Zero
 	}
-	d, err := decimal.NewFromString(s)
-	if err != nil || d.IsNegative() {
+	d, err := quantity.Price.Parse("", s)
+	if errors.Is(err, quantity.ErrNotNumber) {
 		t.fail(col, fmt.Sprintf("%q is not a price", s))
+		return decimal.Zero
+	}
+	if err != nil {
+		t.fail(col, numberError(s, err, "is not a price"))
 		return decimal.Zero
 	}
 	return d

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/web/views"
 )
 
@@ -57,7 +58,10 @@ func decodeJSON(c echo.Context, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
+		var qe *quantity.Error
 		switch {
+		case errors.As(err, &qe):
+			return err // 422 naming the field (handleError)
 		case errors.As(err, &se):
 			return badInput("body is not valid JSON: %v", err)
 		case errors.As(err, &te):
@@ -144,23 +148,9 @@ func assumptionValues(a pricing.Assumptions) map[string]string {
 }
 
 // adviseBodyFromForm reads the advisor form; errs name each field that is
-// not a number.
+// not a number or is out of range.
 func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
-	var errs []string
-	count := func(key, label string) float64 {
-		f, err := ParseCount(v.Get(key))
-		if err != nil {
-			errs = append(errs, label+": "+err.Error())
-		}
-		return f
-	}
-	integer := func(key, label string) int {
-		f := count(key, label)
-		if f != float64(int(f)) {
-			errs = append(errs, fmt.Sprintf("%s: %q is not a whole number", label, v.Get(key)))
-		}
-		return int(f)
-	}
+	f := formNumbers{v: v}
 	b := AdviseBody{
 		Job: v.Get("job"), Precision: v.Get("precision"), GPU: v.Get("gpu"), Providers: v["providers"],
 		Spot: v.Get("spot") != "", IncludeSuspicious: v.Get("include_suspicious") != "", PriceSource: v.Get("price_source"),
@@ -168,27 +158,20 @@ func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
 	if m := strings.TrimSpace(v.Get("model")); m != "" && m != "custom" {
 		b.Model = m
 	} else {
-		b.Params = count("params", "Parameters")
+		b.Params = f.float(quantity.Params, "params", "Parameters")
 	}
-	b.Tokens = count("tokens", "Tokens")
-	b.InputTokens = count("input_tokens", "Prompt tokens")
-	b.SeqLen = integer("seq_len", "Sequence length")
-	b.Concurrency = integer("concurrency", "Concurrency")
-	b.TargetTokensPerSec = count("target_tokens_per_s", "Target tokens/s")
-	b.DeadlineHours = count("deadline_hours", "Deadline")
-	b.MaxGPUs = integer("max_gpus", "Max GPUs")
+	b.Tokens = f.float(quantity.Tokens, "tokens", "Tokens")
+	b.InputTokens = f.float(quantity.Tokens, "input_tokens", "Prompt tokens")
+	b.SeqLen = f.int(quantity.Count, "seq_len", "Sequence length")
+	b.Concurrency = f.int(quantity.Count, "concurrency", "Concurrency")
+	b.TargetTokensPerSec = f.float(quantity.Rate, "target_tokens_per_s", "Target tokens/s")
+	b.DeadlineHours = f.float(quantity.Hours, "deadline_hours", "Deadline")
+	b.MaxGPUs = f.int(quantity.Count, "max_gpus", "Max GPUs")
 	a := map[string]any{}
-	for _, f := range views.AssumptionFields {
-		s := strings.TrimSpace(v.Get(f.Key))
-		if s == "" {
-			continue // keeps the default
+	for _, af := range views.AssumptionFields {
+		if d, ok := f.parse(quantity.Factor, af.Key, af.Label); ok {
+			a[af.Key] = d.InexactFloat64()
 		}
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not a number", f.Label, s))
-			continue
-		}
-		a[f.Key] = n
 	}
 	if r := v.Get("activation_recompute"); r != "" {
 		a["activation_recompute"] = r
@@ -196,7 +179,7 @@ func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
 	if len(a) > 0 {
 		b.Assumptions, _ = json.Marshal(a)
 	}
-	return b, errs
+	return b, f.errs
 }
 
 func priceInfo(p OrgPrices) views.PriceInfo {

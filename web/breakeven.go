@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -149,64 +149,31 @@ func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
 	}
 }
 
-// breakEvenBodyFromForm reads the break-even form.
+// breakEvenBodyFromForm reads the break-even form; errs name each field
+// that is not a number or is out of range.
 func breakEvenBodyFromForm(v url.Values) (BreakEvenBody, []string) {
-	var errs []string
-	count := func(key, label string) float64 {
-		f, err := ParseCount(v.Get(key))
-		if err != nil {
-			errs = append(errs, label+": "+err.Error())
-		}
-		return f
-	}
-	number := func(key, label string) float64 {
-		s := strings.TrimSpace(v.Get(key))
-		if s == "" {
-			return 0
-		}
-		scale := 1.0
-		if t, ok := strings.CutSuffix(s, "%"); ok {
-			s, scale = strings.TrimSpace(t), 0.01
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not a number", label, v.Get(key)))
-		}
-		return f * scale
-	}
-	money := func(key, label string) *decimal.Decimal {
-		s := strings.TrimPrefix(strings.TrimSpace(v.Get(key)), "$")
-		if s == "" {
-			return nil
-		}
-		d, err := decimal.NewFromString(strings.ReplaceAll(s, ",", ""))
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %q is not an amount", label, v.Get(key)))
-			return nil
-		}
-		return &d
-	}
+	f := formNumbers{v: v}
 	b := BreakEvenBody{
 		Model:        v.Get("models"),
-		InputTokens:  count("input_tokens", "Input tokens"),
-		OutputTokens: count("output_tokens", "Output tokens"),
-		CachedTokens: count("cached_tokens", "Cached input"),
+		InputTokens:  f.float(quantity.Tokens, "input_tokens", "Input tokens"),
+		OutputTokens: f.float(quantity.Tokens, "output_tokens", "Output tokens"),
+		CachedTokens: f.float(quantity.Tokens, "cached_tokens", "Cached input"),
 		Precision:    v.Get("precision"), GPU: v.Get("gpu"), Provider: v.Get("provider"),
 		Spot:             v.Get("pricing") == "spot",
-		Throughput:       count("throughput", "Throughput per GPU"),
-		GPUPrice:         money("gpu_price", "Price per GPU-hour"),
-		Utilization:      number("utilization", "Target utilisation"),
-		PeakFactor:       number("peak_factor", "Peak factor"),
-		OverheadMonthUSD: money("overhead_month_usd", "Fixed overhead"),
-		SeqLen:           int(count("seq_len", "Context per sequence")),
+		Throughput:       f.float(quantity.Rate, "throughput", "Throughput per GPU"),
+		GPUPrice:         f.money("gpu_price", "Price per GPU-hour"),
+		Utilization:      f.float(quantity.Fraction, "utilization", "Target utilisation"),
+		PeakFactor:       f.float(quantity.Factor, "peak_factor", "Peak factor"),
+		OverheadMonthUSD: f.money("overhead_month_usd", "Fixed overhead"),
+		SeqLen:           f.int(quantity.Count, "seq_len", "Context per sequence"),
 		PriceSource:      v.Get("price_source"),
 	}
 	if m := strings.TrimSpace(v.Get("open_model")); m != "" && m != "custom" {
 		b.OpenModel = m
 	} else {
-		b.OpenParams = count("open_params", "Parameters")
+		b.OpenParams = f.float(quantity.Params, "open_params", "Parameters")
 	}
-	return b, errs
+	return b, f.errs
 }
 
 // breakEvenValues is the form for a saved body (the inverse of

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -15,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -230,8 +232,12 @@ func readBudgetForm(c echo.Context) (views.BudgetForm, store.BudgetInput) {
 	in := store.BudgetInput{Name: f.Name, Currency: f.Currency, Period: f.Period, Scope: store.BudgetScope{
 		Provider: f.Provider, Service: f.Service, Account: f.Account, Team: f.Team, Model: f.Model, Source: f.Source}}
 	if f.Amount != "" {
-		amount, err := decimal.NewFromString(strings.ReplaceAll(f.Amount, ",", ""))
-		if err != nil {
+		amount, err := quantity.Money.ParseHuman("amount", f.Amount)
+		var qe *quantity.Error
+		switch {
+		case errors.As(err, &qe) && errors.Is(err, quantity.ErrOutOfRange):
+			f.Errors["amount"] = fmt.Sprintf("%q is out of range: %s.", qe.Value, qe.Detail)
+		case err != nil:
 			f.Errors["amount"] = "Give the amount as a number, such as 5000 or 1250.50."
 		}
 		in.Amount = amount
@@ -249,12 +255,12 @@ func readBudgetForm(c echo.Context) (views.BudgetForm, store.BudgetInput) {
 		in.Scope.Tags[k] = val
 	}
 	for _, part := range splitList(f.Thresholds) {
-		n, err := strconv.Atoi(strings.TrimSuffix(part, "%"))
+		n, err := quantity.Count.ParseHuman("thresholds", strings.TrimSuffix(part, "%"))
 		if err != nil {
 			f.Errors["thresholds"] = fmt.Sprintf("Thresholds are whole percentages such as 50, 80, 100 (%q is not).", part)
 			break
 		}
-		in.Thresholds = append(in.Thresholds, n)
+		in.Thresholds = append(in.Thresholds, int(n.IntPart()))
 	}
 	in.Recipients = splitList(f.Recipients)
 	return f, in
@@ -395,7 +401,7 @@ func apiBudgetOf(b store.Budget) apiBudget {
 func readAPIBudget(c echo.Context) (store.BudgetInput, error) {
 	var body struct {
 		Name       string            `json:"name"`
-		Amount     *decimal.Decimal  `json:"amount"`
+		Amount     quantity.Text     `json:"amount"`
 		Currency   string            `json:"currency"`
 		Period     string            `json:"period"`
 		Scope      store.BudgetScope `json:"scope"`
@@ -407,10 +413,14 @@ func readAPIBudget(c echo.Context) (store.BudgetInput, error) {
 	if err := dec.Decode(&body); err != nil {
 		return store.BudgetInput{}, unprocessable("the body is not a budget as JSON: %v", err)
 	}
-	if body.Amount == nil {
+	if body.Amount == "" {
 		return store.BudgetInput{}, unprocessable("amount is required")
 	}
-	in := store.BudgetInput{Name: body.Name, Amount: *body.Amount, Currency: body.Currency, Period: body.Period,
+	amount, err := quantity.Money.Parse("amount", string(body.Amount))
+	if err != nil {
+		return store.BudgetInput{}, err // 422 naming the field
+	}
+	in := store.BudgetInput{Name: body.Name, Amount: amount, Currency: body.Currency, Period: body.Period,
 		Scope: body.Scope, Thresholds: body.Thresholds, Recipients: body.Recipients}
 	if errs := checkBudget(&in, currentOrg(c)); errs != nil {
 		var msgs []string

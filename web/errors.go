@@ -8,14 +8,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
 
 // apiError is the JSON body of every API error. Line and Column are set for
-// errors in an uploaded file.
+// errors in an uploaded file, Field for a number out of bounds.
 type apiError struct {
 	Error  string `json:"error"`
+	Field  string `json:"field,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column string `json:"column,omitempty"`
 }
@@ -56,6 +58,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		var pe interface{ Position() (int, string) }
 		if errors.As(err, &pe) {
 			body.Line, body.Column = pe.Position()
+		}
+		var qe *quantity.Error
+		if errors.As(err, &qe) {
+			body.Field = qe.Field
 		}
 	}
 	req := c.Request()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -186,17 +187,35 @@ func (s *Server) fence(next echo.HandlerFunc) echo.HandlerFunc {
 		if u := currentUser(c); u != nil {
 			userID = u.ID
 		}
+		// Once Fenced returns, the connection is back in the pool: anything
+		// that renders later (echo's Recover, should something still panic)
+		// must use the plain store, never the released connection.
+		defer c.Set(keyStore, nil)
 		return s.store.Fenced(c.Request().Context(), org.ID, userID, func(st *store.Store) error {
 			c.Set(keyStore, st)
-			err := next(c)
-			if err != nil {
-				// Render the error while the fenced connection is still
-				// ours: the error page may query (the nav lists orgs).
+			// Render the error while the fenced connection is still ours:
+			// the error page may query (the nav lists orgs).
+			if err := recoverPanic(next, c); err != nil {
 				c.Error(err)
 			}
 			return nil
 		})
 	}
+}
+
+// recoverPanic runs next, turning a panic into an error, so that a handler
+// bug becomes a 500 page rendered like any other error instead of unwinding
+// past the code that holds the request's database connection.
+func recoverPanic(next echo.HandlerFunc, c echo.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r) // net/http's way to abort a response: not a bug
+			}
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return next(c)
 }
 
 // refuseViewerWrites lets viewers look but not touch: any request that is

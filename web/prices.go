@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -65,11 +66,14 @@ func (s *Server) pricesPage(c echo.Context, status int, v views.PricesView) erro
 // optionalPrice reads a price field: empty is none; otherwise a positive
 // decimal (a leading $ is fine).
 func optionalPrice(raw, label string) (*decimal.Decimal, error) {
-	s := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(raw), "$"))
+	s := strings.TrimSpace(raw)
 	if s == "" {
 		return nil, nil
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := quantity.Price.ParseHuman(label, s)
+	if errors.Is(err, quantity.ErrOutOfRange) && !strings.HasPrefix(s, "-") {
+		return nil, err
+	}
 	if err != nil || !d.IsPositive() {
 		return nil, fmt.Errorf("%s: %q is not a positive price", label, raw)
 	}
@@ -101,7 +105,10 @@ func (s *Server) handleGPUOverrideCreate(c echo.Context) error {
 		return fail("Give an on-demand or a spot price.")
 	}
 	if f.GPUCount != "" {
-		n, err := decimal.NewFromString(f.GPUCount)
+		n, err := quantity.GPUs.ParseHuman("GPUs", f.GPUCount)
+		if errors.Is(err, quantity.ErrOutOfRange) && !strings.HasPrefix(f.GPUCount, "-") {
+			return fail(err.Error())
+		}
 		if err != nil || !n.IsPositive() {
 			return fail(fmt.Sprintf("GPUs: %q is not a positive number.", f.GPUCount))
 		}
@@ -213,8 +220,11 @@ func llmOverrideInput(c echo.Context) (f views.LLMOverrideForm, in store.LLMPric
 		return f, in, "Give the model name as your logs or bills spell it."
 	}
 	price := func(raw, label string) (decimal.Decimal, error) {
-		d, err := decimal.NewFromString(strings.TrimPrefix(strings.TrimSpace(raw), "$"))
-		if err != nil || d.IsNegative() {
+		d, err := quantity.Price.ParseHuman(label, raw)
+		if errors.Is(err, quantity.ErrOutOfRange) && !strings.HasPrefix(strings.TrimSpace(raw), "-") {
+			return d, err
+		}
+		if err != nil {
 			return d, fmt.Errorf("%s: %q is not a price per 1M tokens", label, raw)
 		}
 		return d, nil

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -113,11 +113,73 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 	}, nil
 }
 
+// UnmarshalJSON reads the body with every number through quantity's
+// bounds, so that {"tokens": 1e308} is a 422 naming the field rather than an
+// infinity in the model. Unknown fields are refused.
+func (b *AdviseBody) UnmarshalJSON(data []byte) error {
+	type plain AdviseBody
+	var raw struct {
+		plain
+		Params             quantity.Text `json:"params"`
+		Tokens             quantity.Text `json:"tokens"`
+		InputTokens        quantity.Text `json:"input_tokens"`
+		SeqLen             quantity.Text `json:"seq_len"`
+		Concurrency        quantity.Text `json:"concurrency"`
+		TargetTokensPerSec quantity.Text `json:"target_tokens_per_s"`
+		DeadlineHours      quantity.Text `json:"deadline_hours"`
+		MaxGPUs            quantity.Text `json:"max_gpus"`
+		MFU                quantity.Text `json:"mfu"`
+		Eta                quantity.Text `json:"eta"`
+	}
+	if err := strictUnmarshal(data, &raw); err != nil {
+		return err
+	}
+	var n jsonNumbers
+	out := AdviseBody(raw.plain)
+	out.Params = n.float(quantity.Params, "params", raw.Params)
+	out.Tokens = n.float(quantity.Tokens, "tokens", raw.Tokens)
+	out.InputTokens = n.float(quantity.Tokens, "input_tokens", raw.InputTokens)
+	out.SeqLen = n.int(quantity.Count, "seq_len", raw.SeqLen)
+	out.Concurrency = n.int(quantity.Count, "concurrency", raw.Concurrency)
+	out.TargetTokensPerSec = n.float(quantity.Rate, "target_tokens_per_s", raw.TargetTokensPerSec)
+	out.DeadlineHours = n.float(quantity.Hours, "deadline_hours", raw.DeadlineHours)
+	out.MaxGPUs = n.int(quantity.Count, "max_gpus", raw.MaxGPUs)
+	out.MFU = n.optFloat(quantity.Fraction, "mfu", raw.MFU)
+	out.Eta = n.optFloat(quantity.Fraction, "eta", raw.Eta)
+	if n.err != nil {
+		return n.err
+	}
+	*b = out
+	return nil
+}
+
+// strictUnmarshal decodes one JSON value refusing unknown fields: they are
+// typos the caller wants to hear about.
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
 // assumptions reads a partial pricing.Assumptions object onto the defaults.
 func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 	a := pricing.DefaultAssumptions()
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return a, nil
+	}
+	// Bound every number before it becomes a float64: a factor of 1e308
+	// would make the model's hours infinite.
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil {
+		for _, k := range sortedKeys(fields) {
+			v := bytes.TrimSpace(fields[k])
+			if len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' || string(v) == "null" || string(v) == "true" || string(v) == "false" {
+				continue // not a number: the decoder below says what is wrong
+			}
+			if _, err := quantity.Factor.Parse("assumptions."+k, string(v)); err != nil {
+				return a, err
+			}
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -160,6 +222,46 @@ type BreakEvenBody struct {
 	OverheadMonthUSD *decimal.Decimal `json:"overhead_month_usd,omitempty"`
 	SeqLen           int              `json:"seq_len,omitempty"`
 	PriceSource      string           `json:"price_source,omitempty"`
+}
+
+// UnmarshalJSON reads the body with every number through quantity's
+// bounds: {"overhead_month_usd": 1e10000000} is a 422 naming the field, not
+// minutes of decimal arithmetic. Saved scenarios are read the same way.
+func (b *BreakEvenBody) UnmarshalJSON(data []byte) error {
+	type plain BreakEvenBody
+	var raw struct {
+		plain
+		InputTokens      quantity.Text `json:"input_tokens"`
+		OutputTokens     quantity.Text `json:"output_tokens"`
+		CachedTokens     quantity.Text `json:"cached_tokens"`
+		OpenParams       quantity.Text `json:"open_params"`
+		GPUPrice         quantity.Text `json:"gpu_price"`
+		Throughput       quantity.Text `json:"throughput"`
+		Utilization      quantity.Text `json:"utilization"`
+		PeakFactor       quantity.Text `json:"peak_factor"`
+		OverheadMonthUSD quantity.Text `json:"overhead_month_usd"`
+		SeqLen           quantity.Text `json:"seq_len"`
+	}
+	if err := strictUnmarshal(data, &raw); err != nil {
+		return err
+	}
+	var n jsonNumbers
+	out := BreakEvenBody(raw.plain)
+	out.InputTokens = n.float(quantity.Tokens, "input_tokens", raw.InputTokens)
+	out.OutputTokens = n.float(quantity.Tokens, "output_tokens", raw.OutputTokens)
+	out.CachedTokens = n.float(quantity.Tokens, "cached_tokens", raw.CachedTokens)
+	out.OpenParams = n.float(quantity.Params, "open_params", raw.OpenParams)
+	out.GPUPrice = n.money("gpu_price", raw.GPUPrice)
+	out.Throughput = n.float(quantity.Rate, "throughput", raw.Throughput)
+	out.Utilization = n.float(quantity.Fraction, "utilization", raw.Utilization)
+	out.PeakFactor = n.float(quantity.Factor, "peak_factor", raw.PeakFactor)
+	out.OverheadMonthUSD = n.money("overhead_month_usd", raw.OverheadMonthUSD)
+	out.SeqLen = n.int(quantity.Count, "seq_len", raw.SeqLen)
+	if n.err != nil {
+		return n.err
+	}
+	*b = out
+	return nil
 }
 
 // ModelList is Model followed by Models (commas also separate), without
@@ -378,32 +480,4 @@ func BreakEven(ctx context.Context, st *store.Store, orgID int64, b BreakEvenBod
 	}
 	res, err := pricing.BreakEven(in)
 	return res, p, asInputError(err)
-}
-
-// ParseCount reads a count as people write it: 1000000, 1e6, 1,000,000,
-// 2.5M, 3B, 1T (k, M, B/G, T suffixes; case-insensitive).
-func ParseCount(s string) (float64, error) {
-	t := strings.ReplaceAll(strings.ReplaceAll(strings.TrimSpace(s), ",", ""), "_", "")
-	if t == "" {
-		return 0, nil
-	}
-	mult := 1.0
-	switch t[len(t)-1] {
-	case 'k', 'K':
-		mult = 1e3
-	case 'm', 'M':
-		mult = 1e6
-	case 'b', 'B', 'g', 'G':
-		mult = 1e9
-	case 't', 'T':
-		mult = 1e12
-	}
-	if mult != 1 {
-		t = t[:len(t)-1]
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, fmt.Errorf("%q is not a count (write e.g. 1000000, 1e6, 2.5M, 3B or 1T)", s)
-	}
-	return f * mult, nil
 }

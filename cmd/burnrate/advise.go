@@ -12,7 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web"
 )
@@ -24,24 +27,23 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var b web.AdviseBody
-	var params, tokens, inputTokens, target string
-	var mfu, eta float64
+	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs string
 	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
 	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
 	fs.StringVar(&params, "params", "", "parameter count of a custom model instead of --model (e.g. 13e9 or 13B)")
 	fs.StringVar(&b.Precision, "precision", "bf16", "weights: fp32, bf16, fp16, fp8, int8, int4")
 	fs.StringVar(&tokens, "tokens", "", "training tokens, or tokens to generate (batch inference); 1e9, 1B, 500M …")
 	fs.StringVar(&inputTokens, "input-tokens", "", "prompt tokens to read (batch inference)")
-	fs.IntVar(&b.SeqLen, "seq-len", 0, "sequence length / context per sequence (default 4096)")
-	fs.IntVar(&b.Concurrency, "concurrency", 0, "concurrent sequences (serving), or a batch cap (batch inference)")
+	fs.StringVar(&seqLen, "seq-len", "", "sequence length / context per sequence (default 4096)")
+	fs.StringVar(&concurrency, "concurrency", "", "concurrent sequences (serving), or a batch cap (batch inference)")
 	fs.StringVar(&target, "target-tokens-per-s", "", "generated tokens per second to sustain (serving)")
-	fs.Float64Var(&b.DeadlineHours, "deadline-hours", 0, "finish within this many hours (0: no deadline)")
+	fs.StringVar(&deadline, "deadline-hours", "", "finish within this many hours (0: no deadline)")
 	fs.BoolVar(&b.Spot, "spot", false, "allow spot/preemptible prices (with the interruption overhead)")
 	fs.StringVar(&b.GPU, "gpu", "", "only this GPU type, e.g. H100, A100-80GB, L4")
 	fs.StringVar(&b.Provider, "provider", "", "only these providers, comma-separated (aws, gcp, azure, lambda, runpod, …)")
-	fs.IntVar(&b.MaxGPUs, "max-gpus", 0, "most GPUs in one configuration (default 64)")
-	fs.Float64Var(&mfu, "mfu", 0, "model-FLOPs utilisation (default 0.4)")
-	fs.Float64Var(&eta, "eta", 0, "achievable fraction of memory bandwidth in decode (default 0.7)")
+	fs.StringVar(&maxGPUs, "max-gpus", "", "most GPUs in one configuration (default 64)")
+	fs.StringVar(&mfu, "mfu", "", "model-FLOPs utilisation (default 0.4)")
+	fs.StringVar(&eta, "eta", "", "achievable fraction of memory bandwidth in decode (default 0.7)")
 	fs.BoolVar(&b.IncludeSuspicious, "include-suspicious", false, "use prices flagged as suspicious (GCP a2/a3/a4)")
 	fs.IntVar(&b.MaxOptions, "max-options", 0, "options to list (default 20; -1: all)")
 	org := fs.String("org", "", "use this org's prices (needs the database)")
@@ -53,26 +55,23 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if fs.NArg() > 0 {
 		return fmt.Errorf("advise: unexpected argument %q", fs.Arg(0))
 	}
-	var err error
-	count := func(name, s string) float64 {
-		f, e := web.ParseCount(s)
-		if e != nil {
-			err = errors.Join(err, fmt.Errorf("--%s: %w", name, e))
-		}
-		return f
+	var f flagNumbers
+	b.Params = f.float(quantity.Params, "params", params)
+	b.Tokens = f.float(quantity.Tokens, "tokens", tokens)
+	b.InputTokens = f.float(quantity.Tokens, "input-tokens", inputTokens)
+	b.TargetTokensPerSec = f.float(quantity.Rate, "target-tokens-per-s", target)
+	b.DeadlineHours = f.float(quantity.Hours, "deadline-hours", deadline)
+	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
+	b.Concurrency = f.int(quantity.Count, "concurrency", concurrency)
+	b.MaxGPUs = f.int(quantity.Count, "max-gpus", maxGPUs)
+	if v := f.float(quantity.Fraction, "mfu", mfu); v != 0 {
+		b.MFU = &v
 	}
-	b.Params = count("params", params)
-	b.Tokens = count("tokens", tokens)
-	b.InputTokens = count("input-tokens", inputTokens)
-	b.TargetTokensPerSec = count("target-tokens-per-s", target)
-	if err != nil {
-		return fmt.Errorf("advise: %w", err)
+	if v := f.float(quantity.Fraction, "eta", eta); v != 0 {
+		b.Eta = &v
 	}
-	if mfu != 0 {
-		b.MFU = &mfu
-	}
-	if eta != 0 {
-		b.Eta = &eta
+	if f.err != nil {
+		return fmt.Errorf("advise: %w", f.err)
 	}
 
 	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
@@ -141,4 +140,40 @@ func orgStore(ctx context.Context, cfg Config, log *slog.Logger, slug string, so
 		return nil, 0, func() {}, err
 	}
 	return db.store, org.ID, db.close, nil
+}
+
+// flagNumbers reads number flags through quantity's bounds, the way the
+// browser's forms read the same fields; errors name the flag. A flag left
+// empty is zero (or nil).
+type flagNumbers struct{ err error }
+
+func (f *flagNumbers) parse(k quantity.Kind, name, s string) (decimal.Decimal, bool) {
+	if strings.TrimSpace(s) == "" {
+		return decimal.Zero, false
+	}
+	d, err := k.ParseHuman("--"+name, s)
+	if err != nil {
+		f.err = errors.Join(f.err, err)
+		return decimal.Zero, false
+	}
+	return d, true
+}
+
+func (f *flagNumbers) float(k quantity.Kind, name, s string) float64 {
+	d, _ := f.parse(k, name, s)
+	return d.InexactFloat64()
+}
+
+// int is a whole-number flag (k is a whole kind, so it fits).
+func (f *flagNumbers) int(k quantity.Kind, name, s string) int {
+	d, _ := f.parse(k, name, s)
+	return int(d.IntPart())
+}
+
+func (f *flagNumbers) money(name, s string) *decimal.Decimal {
+	d, ok := f.parse(quantity.Price, name, s)
+	if !ok {
+		return nil
+	}
+	return &d
 }

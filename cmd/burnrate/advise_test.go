@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -143,5 +146,34 @@ func TestAdviseWithOrgPrices(t *testing.T) {
 	// 4.2288 h on one p5.48xlarge at the org's $8.00/h (see the web test).
 	if !strings.Contains(out.String(), `"cost_usd": "33.83"`) {
 		t.Fatalf("advise --org printed %.1500s", out.String())
+	}
+}
+
+// TestAdviseRefusesHugeNumbers: numbers out of range are clear errors naming
+// the flag and the bound, not an infinity that panics deep in the model.
+func TestAdviseRefusesHugeNumbers(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"advise", "--job", "full-finetune", "--model", "llama-3.1-8b", "--tokens", "1e308"},
+		{"breakeven", "--model", "gpt-4.1-mini", "--input-tokens", "1e6", "--overhead", "1e10000000"},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- run(context.Background(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{}) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(5 * time.Second):
+			// A stuck computation cannot be stopped: end the test binary
+			// rather than let CI wait minutes for it.
+			fmt.Fprintf(os.Stderr, "--- FAIL: %s: %v took more than 5s\n", t.Name(), args)
+			os.Exit(1)
+		}
+		want := `--tokens: "1e308" is out of range: token counts must be at most 1,000,000,000,000,000,000`
+		if args[0] == "breakeven" {
+			want = `--overhead: "1e10000000" is out of range: money must be below 1,000,000,000,000,000`
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%v: err = %v, want it to contain %s", args, err, want)
+		}
 	}
 }

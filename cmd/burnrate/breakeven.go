@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/web"
 )
 
@@ -23,7 +21,7 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	fs := flag.NewFlagSet("breakeven", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var b web.BreakEvenBody
-	var input, output, cached, throughput, gpuPrice, overhead, openParams string
+	var input, output, cached, throughput, gpuPrice, overhead, openParams, utilization, peak, seqLen string
 	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (required)")
 	fs.StringVar(&input, "input-tokens", "", "uncached input tokens per month (1e9, 1B, 300M …)")
 	fs.StringVar(&output, "output-tokens", "", "output tokens per month")
@@ -34,12 +32,12 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	fs.StringVar(&b.GPU, "gpu", "", "GPU type to self-host on (default: the advisor picks)")
 	fs.StringVar(&gpuPrice, "gpu-price", "", "your USD per GPU-hour instead of the catalog's")
 	fs.StringVar(&throughput, "throughput", "", "measured tokens/s per GPU instead of the modelled figure")
-	fs.Float64Var(&b.Utilization, "utilization", 0, "target GPU utilisation at the peak hour, 0–1 (default 0.7)")
-	fs.Float64Var(&b.PeakFactor, "peak-factor", 0, "peak-hour rate over the average (default 2)")
+	fs.StringVar(&utilization, "utilization", "", "target GPU utilisation at the peak hour, 0–1 or a percentage (default 0.7)")
+	fs.StringVar(&peak, "peak-factor", "", "peak-hour rate over the average (default 2)")
 	fs.StringVar(&overhead, "overhead", "", "fixed monthly self-hosting overhead in USD (ops, storage, egress)")
 	fs.BoolVar(&b.Spot, "spot", false, "price GPUs at spot rates")
 	fs.StringVar(&b.Provider, "provider", "", "only these GPU providers, comma-separated")
-	fs.IntVar(&b.SeqLen, "seq-len", 0, "context per sequence for the throughput model (default 4096)")
+	fs.StringVar(&seqLen, "seq-len", "", "context per sequence for the throughput model (default 4096)")
 	org := fs.String("org", "", "use this org's prices (needs the database)")
 	fs.StringVar(&b.PriceSource, "price-source", "", "with --org: catalog, overrides (default) or paid")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
@@ -49,34 +47,19 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	if fs.NArg() > 0 {
 		return fmt.Errorf("breakeven: unexpected argument %q", fs.Arg(0))
 	}
-	var err error
-	count := func(name, s string) float64 {
-		f, e := web.ParseCount(s)
-		if e != nil {
-			err = errors.Join(err, fmt.Errorf("--%s: %w", name, e))
-		}
-		return f
-	}
-	money := func(name, s string) *decimal.Decimal {
-		if s == "" {
-			return nil
-		}
-		d, e := decimal.NewFromString(s)
-		if e != nil {
-			err = errors.Join(err, fmt.Errorf("--%s: %q is not an amount in USD", name, s))
-			return nil
-		}
-		return &d
-	}
-	b.InputTokens = count("input-tokens", input)
-	b.OutputTokens = count("output-tokens", output)
-	b.CachedTokens = count("cached-tokens", cached)
-	b.Throughput = count("throughput", throughput)
-	b.OpenParams = count("open-params", openParams)
-	b.GPUPrice = money("gpu-price", gpuPrice)
-	b.OverheadMonthUSD = money("overhead", overhead)
-	if err != nil {
-		return fmt.Errorf("breakeven: %w", err)
+	var f flagNumbers
+	b.InputTokens = f.float(quantity.Tokens, "input-tokens", input)
+	b.OutputTokens = f.float(quantity.Tokens, "output-tokens", output)
+	b.CachedTokens = f.float(quantity.Tokens, "cached-tokens", cached)
+	b.Throughput = f.float(quantity.Rate, "throughput", throughput)
+	b.OpenParams = f.float(quantity.Params, "open-params", openParams)
+	b.Utilization = f.float(quantity.Fraction, "utilization", utilization)
+	b.PeakFactor = f.float(quantity.Factor, "peak-factor", peak)
+	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
+	b.GPUPrice = f.money("gpu-price", gpuPrice)
+	b.OverheadMonthUSD = f.money("overhead", overhead)
+	if f.err != nil {
+		return fmt.Errorf("breakeven: %w", f.err)
 	}
 
 	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)

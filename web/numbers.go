@@ -1,0 +1,108 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
+)
+
+// formNumbers reads number fields of a form or query through quantity's
+// bounds, collecting one message per bad field. A blank field is zero (or
+// nil, for optional amounts).
+type formNumbers struct {
+	v    url.Values
+	errs []string
+}
+
+func (f *formNumbers) parse(k quantity.Kind, key, label string) (decimal.Decimal, bool) {
+	s := strings.TrimSpace(f.v.Get(key))
+	if s == "" {
+		return decimal.Zero, false
+	}
+	d, err := k.ParseHuman(label, s)
+	if err != nil {
+		f.errs = append(f.errs, formNumberError(k, label, s, err))
+		return decimal.Zero, false
+	}
+	return d, true
+}
+
+// float is the field as a float64, for the pricing model's estimates.
+func (f *formNumbers) float(k quantity.Kind, key, label string) float64 {
+	d, _ := f.parse(k, key, label)
+	return d.InexactFloat64()
+}
+
+// int is a whole-number field (k is a whole kind, so it fits).
+func (f *formNumbers) int(k quantity.Kind, key, label string) int {
+	d, _ := f.parse(k, key, label)
+	return int(d.IntPart())
+}
+
+// money is an optional amount: nil when blank or bad.
+func (f *formNumbers) money(key, label string) *decimal.Decimal {
+	d, ok := f.parse(quantity.Price, key, label)
+	if !ok {
+		return nil
+	}
+	return &d
+}
+
+// formNumberError is the message shown for a bad number: the parser's,
+// with a hint of how to write counts when the text is not a number at all.
+func formNumberError(k quantity.Kind, label, s string, err error) string {
+	if errors.Is(err, quantity.ErrNotNumber) && k.Suffixes {
+		return fmt.Sprintf("%s: %q is not a count (write e.g. 1000000, 1e6, 2.5M, 3B or 1T)", label, s)
+	}
+	return err.Error()
+}
+
+// jsonNumbers parses the number fields of a JSON body, keeping the first
+// error: a *quantity.Error naming the field, which the API answers with 422
+// and {"field": …}. A field left out (or null) is zero, or nil.
+type jsonNumbers struct{ err error }
+
+func (n *jsonNumbers) parse(k quantity.Kind, field string, t quantity.Text) (decimal.Decimal, bool) {
+	if t == "" || n.err != nil {
+		return decimal.Zero, false
+	}
+	d, err := k.Parse(field, string(t))
+	if err != nil {
+		n.err = err
+		return decimal.Zero, false
+	}
+	return d, true
+}
+
+func (n *jsonNumbers) float(k quantity.Kind, field string, t quantity.Text) float64 {
+	d, _ := n.parse(k, field, t)
+	return d.InexactFloat64()
+}
+
+func (n *jsonNumbers) int(k quantity.Kind, field string, t quantity.Text) int {
+	d, _ := n.parse(k, field, t)
+	return int(d.IntPart())
+}
+
+// optFloat is a field whose absence means "the default", not zero.
+func (n *jsonNumbers) optFloat(k quantity.Kind, field string, t quantity.Text) *float64 {
+	d, ok := n.parse(k, field, t)
+	if !ok {
+		return nil
+	}
+	f := d.InexactFloat64()
+	return &f
+}
+
+func (n *jsonNumbers) money(field string, t quantity.Text) *decimal.Decimal {
+	d, ok := n.parse(quantity.Price, field, t)
+	if !ok {
+		return nil
+	}
+	return &d
+}
