@@ -261,12 +261,12 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	}
 	if p.tagMap >= 0 {
 		if err := parseTagMap(c.s(p.tagMap), func(k, v string) { c.tag(cur2TagKey(k), v) }); err != nil {
-			return c.errAt(p.tagMap, ErrSyntax, "expected a map such as {\"user_team\":\"ml\"}")
+			return c.looseErr(p.tagMap, err, "expected a map such as {\"user_team\":\"ml\"}")
 		}
 	}
 	if p.catMap >= 0 {
 		if err := parseTagMap(c.s(p.catMap), func(k, v string) { c.tag(costCategoryPrefix+k, v) }); err != nil {
-			return c.errAt(p.catMap, ErrSyntax, "expected a map such as {\"team\":\"ml\"}")
+			return c.looseErr(p.catMap, err, "expected a map such as {\"team\":\"ml\"}")
 		}
 	}
 

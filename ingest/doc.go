@@ -11,6 +11,8 @@
 // trailing cells and extra cells are ignored (the koku CUR fixture has one
 // header field more than its rows).
 //
+// Every cell must be text Postgres can store: UTF-8 without NUL bytes.
+//
 // # Sources and how they are detected
 //
 //	aws-cur              lineItem/UnblendedCost           billed = UnblendedCost; effective per LineItemType (FORMATS §2)

@@ -424,14 +424,14 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 	row.DedupeKey = id
 
 	if err := parseTagMap(c.s(p.requestTags), c.tag); err != nil {
-		return c.errAt(p.requestTags, ErrSyntax, `expected a JSON array like ["team:ml", "prod"]`)
+		return c.looseErr(p.requestTags, err, `expected a JSON array like ["team:ml", "prod"]`)
 	}
 	p.alias, p.cached = "", 0
 	if meta := c.t(p.metadata); meta != "" && meta != "{}" && meta != "null" {
 		v, err := parseLoose(meta)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
-			return c.errAt(p.metadata, ErrSyntax, "expected a JSON object")
+			return c.looseErr(p.metadata, err, "expected a JSON object")
 		}
 		p.alias, _ = m["user_api_key_team_alias"].(string)
 		if sm, ok := m["spend_logs_metadata"].(map[string]any); ok {

@@ -204,6 +204,9 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		return nil, fileErr(file, ErrEmpty, "no header line")
 	}
 	for i := range hdr {
+		if at := badText(hdr[i]); at >= 0 {
+			return nil, headerTextError(file, i, hdr[i], at)
+		}
 		hdr[i] = strings.TrimSpace(hdr[i])
 	}
 	h := newHeader(hdr)
@@ -281,6 +284,10 @@ func (r *Reader) Next(row *Row) error {
 		if len(rec) == 1 && rec[0] == "" {
 			continue // a line of just whitespace-free nothing, e.g. "\r"
 		}
+		if err := r.check(rec); err != nil {
+			r.err = err
+			return err
+		}
 		r.ctx.rec = rec
 		r.ctx.line = r.line
 		clear(r.tags)
@@ -296,6 +303,27 @@ func (r *Reader) Next(row *Row) error {
 		r.finish(row)
 		return nil
 	}
+}
+
+// check refuses a record with a cell that Postgres could not store (see
+// text.go), before any parser reads it.
+func (r *Reader) check(rec []string) error {
+	for i, cell := range rec {
+		if at := badText(cell); at >= 0 {
+			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			return cellTextError(r.file, line, r.columnLabel(i), cell, at)
+		}
+	}
+	return nil
+}
+
+// columnLabel names column i for an error: its header name, or its
+// position when the header leaves it unnamed.
+func (r *Reader) columnLabel(i int) string {
+	if i < len(r.header) && r.header[i] != "" {
+		return r.header[i]
+	}
+	return fmt.Sprintf("field %d", i+1)
 }
 
 // finish attaches the tags map and resolves the team.
@@ -384,16 +412,27 @@ func csvError(file string, err error, line int) error {
 	return &ParseError{File: file, Line: line, Err: err}
 }
 
-// stripBOM drops a UTF-8 byte-order mark and rejects UTF-16.
+// stripBOM drops a UTF-8 byte-order mark and rejects the other Unicode
+// encodings by theirs, saying which it found.
 func stripBOM(br *bufio.Reader) error {
-	b, _ := br.Peek(3)
+	b, _ := br.Peek(4)
+	var found string
 	switch {
 	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
 		_, _ = br.Discard(3)
-	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		return fmt.Errorf("%w: it is UTF-16; save it as UTF-8", ErrNotUTF8)
+		return nil
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe, 0, 0}):
+		found = "UTF-32 (little-endian)"
+	case bytes.HasPrefix(b, []byte{0, 0, 0xfe, 0xff}):
+		found = "UTF-32 (big-endian)"
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
+		found = "UTF-16 (little-endian)"
+	case bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+		found = "UTF-16 (big-endian)"
+	default:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: it starts with the byte-order mark of %s; save it as UTF-8 (in Excel: CSV UTF-8)", ErrNotUTF8, found)
 }
 
 // gzipReader tags decompression errors so they can be told apart from CSV errors.
