@@ -128,6 +128,22 @@ func cur2TagKey(k string) string {
 	return k
 }
 
+// surplusOK lets a legacy CUR header end in tag and cost-category names that
+// no record has cells for. The koku project's CUR sample has such a header
+// (one name more than its rows, as FORMATS.md notes); allowing only tag
+// columns keeps a row cut short before its costs an error.
+func (p *awsParser) surplusOK(names []string) bool {
+	if p.src != SourceAWSCUR || len(names) == 0 {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "resourceTags/") && !strings.HasPrefix(n, costCategoryPrefix) {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *awsParser) check(h *header, cost, start string) error {
 	if p.unblended < 0 {
 		return &ParseError{Err: ErrMissingColumn, Msg: cost + " (needed by " + string(p.src) + ")"}

@@ -18,6 +18,7 @@ var (
 	ErrCorruptGzip    = errors.New("gzip data is corrupt")
 	ErrNotUTF8        = errors.New("file is not UTF-8")
 	ErrNULByte        = errors.New("contains a NUL byte")
+	ErrFieldCount     = errors.New("wrong number of fields")
 	ErrSyntax         = errors.New("malformed CSV")
 	ErrRecordTooLarge = errors.New("record too large")
 	ErrNotNumber      = errors.New("is not a number")

@@ -9,13 +9,14 @@ import (
 )
 
 // hostileSeeds are inputs the Reader must refuse with a line: bytes
-// Postgres text cannot hold.
+// Postgres text cannot hold, ragged rows.
 var hostileSeeds = []string{
 	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01,Caf\xe9\n",
 	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01,a\x00b\n",
 	"BilledCost,ChargePeriodStart,Tags\n1,2024-01-01,\"{\"\"k\"\": \"\"\\u0000\"\"}\"\n",
 	"\xff\xfeB\x00i\x00l\x00l\x00",
 	"B\x00i\x00l\x00l\x00e\x00d\x00C\x00o\x00s\x00t\x00,\x00",
+	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01\n2,2024-01-01,x,y\n",
 }
 
 // addSamples seeds a fuzz corpus with every fixture (plain and gzip) and

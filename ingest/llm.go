@@ -95,7 +95,14 @@ type openAIUsage struct {
 	opts *Options
 	start, end, startISO, endISO, project, requests, user, apiKey, model, batch,
 	tier, input, output, cached, uncached int
+	// timeCols is how many of the header's first names are time columns:
+	// the width of an empty bucket's record.
+	timeCols int
 }
+
+// shortOK lets through the records of empty buckets, which the export
+// writes as their leading time columns alone (parse then skips them).
+func (p *openAIUsage) shortOK(n int) bool { return n > 0 && n == p.timeCols }
 
 func newOpenAIUsage(h *header, o *Options) (parser, error) {
 	if err := requireCols(SourceOpenAIUsage, h, []string{"start_time", "start_time_iso"}, []string{"input_tokens"}, []string{"output_tokens"}); err != nil {
@@ -104,7 +111,16 @@ func newOpenAIUsage(h *header, o *Options) (parser, error) {
 	if err := needPricer(o, SourceOpenAIUsage); err != nil {
 		return nil, err
 	}
-	return &openAIUsage{opts: o,
+	timeCols := 0
+	for _, n := range h.names {
+		switch strings.ToLower(n) {
+		case "start_time", "end_time", "start_time_iso", "end_time_iso":
+			timeCols++
+			continue
+		}
+		break
+	}
+	return &openAIUsage{opts: o, timeCols: timeCols,
 		start: h.col("start_time"), end: h.col("end_time"), startISO: h.col("start_time_iso"), endISO: h.col("end_time_iso"),
 		project: h.col("project_id"), requests: h.col("num_model_requests"), user: h.col("user_id"),
 		apiKey: h.col("api_key_id"), model: h.col("model"), batch: h.col("batch"), tier: h.col("service_tier"),

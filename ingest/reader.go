@@ -22,6 +22,28 @@ type parser interface {
 
 var errSkip = errors.New("skip row")
 
+// Every record must have one field per header name: a record with more or
+// fewer is a value with an unquoted comma, a line cut short or a missing
+// comma, and reading it by position would put values under the wrong
+// columns. Two formats write records of another length on purpose, and
+// their parsers say so through these interfaces.
+
+// shortRecords is implemented by parsers whose format writes some records
+// shorter than the header (OpenAI's usage export writes an empty bucket as
+// its time columns alone).
+type shortRecords interface {
+	// shortOK reports whether a record of n fields is one of those.
+	shortOK(n int) bool
+}
+
+// headerSurplus is implemented by parsers whose format may carry header
+// names past the end of every record.
+type headerSurplus interface {
+	// surplusOK reports whether the header's names beyond the records'
+	// width, names, may be columns the file has no values for.
+	surplusOK(names []string) bool
+}
+
 // detector recognises a source from its header.
 type detector struct {
 	source Source
@@ -125,6 +147,12 @@ type Reader struct {
 	first  []string // first data record, read by Open
 	line   int
 	err    error // sticky
+
+	// width is the number of fields every record must have: the header's,
+	// or fewer when the first record showed that the header has surplus
+	// names (headerSurplus).
+	width   int
+	records int // records checked so far
 }
 
 // Open reads the header of r (gzip-compressed or plain CSV, UTF-8 with or
@@ -189,6 +217,9 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		return nil, fileErr(file, err, "")
 	}
 	cr := csv.NewReader(bufd)
+	// The Reader checks each record's width itself (Reader.check): it must
+	// allow the two formats that write other widths on purpose, and say
+	// which line is wrong and by how much.
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 
@@ -211,7 +242,7 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	}
 	h := newHeader(hdr)
 
-	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim}
+	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
 	switch {
 	case opts.Source == SourceGeneric:
 		rd.source = SourceGeneric
@@ -305,9 +336,15 @@ func (r *Reader) Next(row *Row) error {
 	}
 }
 
-// check refuses a record with a cell that Postgres could not store (see
-// text.go), before any parser reads it.
+// check refuses a record that has the wrong number of fields or a cell
+// that Postgres could not store (see text.go), before any parser reads it.
 func (r *Reader) check(rec []string) error {
+	if len(rec) != r.width {
+		if err := r.checkWidth(len(rec)); err != nil {
+			return err
+		}
+	}
+	r.records++
 	for i, cell := range rec {
 		if at := badText(cell); at >= 0 {
 			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
@@ -315,6 +352,29 @@ func (r *Reader) check(rec []string) error {
 		}
 	}
 	return nil
+}
+
+// checkWidth decides on a record of n fields when n is not r.width.
+func (r *Reader) checkWidth(n int) error {
+	hw := len(r.header)
+	if s, ok := r.parser.(shortRecords); ok && s.shortOK(n) {
+		return nil
+	}
+	if r.records == 0 && n < hw {
+		if s, ok := r.parser.(headerSurplus); ok && s.surplusOK(r.header[n:]) {
+			r.width = n
+			return nil
+		}
+	}
+	what := fmt.Sprintf("%d fields, the header has %d", n, hw)
+	if r.width < hw {
+		what = fmt.Sprintf("%d fields, the rows above it have %d (the header has %d)", n, r.width, hw)
+	}
+	hint := "check for a line cut short or a missing comma"
+	if n > r.width {
+		hint = "check for a value with a comma in it that is not in quotes"
+	}
+	return &ParseError{File: r.file, Line: r.line, Err: &reason{what, ErrFieldCount}, Msg: hint}
 }
 
 // columnLabel names column i for an error: its header name, or its
