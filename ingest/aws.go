@@ -212,6 +212,12 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 		if !ok || !okA || !okB {
 			return c.errAt(p.interval, ErrNotDate, "expected start/end")
 		}
+		if err := c.inRange(p.interval, row.ChargePeriodStart); err != nil {
+			return err
+		}
+		if err := c.inRange(p.interval, row.ChargePeriodEnd); err != nil {
+			return err
+		}
 	}
 	if row.ChargePeriodEnd.IsZero() {
 		row.ChargePeriodEnd = row.ChargePeriodStart

@@ -15,7 +15,8 @@
 // no row has cells for (the koku CUR sample's header has one name more than
 // its rows).
 //
-// Every cell must be text Postgres can store: UTF-8 without NUL bytes.
+// Every cell must be text Postgres can store: UTF-8 without NUL bytes. Every
+// date must fall between 2000-01-01 and a year after Options.Now.
 //
 // # Sources and how they are detected
 //

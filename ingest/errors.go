@@ -19,6 +19,7 @@ var (
 	ErrNotUTF8        = errors.New("file is not UTF-8")
 	ErrNULByte        = errors.New("contains a NUL byte")
 	ErrFieldCount     = errors.New("wrong number of fields")
+	ErrDateRange      = errors.New("date out of range")
 	ErrSyntax         = errors.New("malformed CSV")
 	ErrRecordTooLarge = errors.New("record too large")
 	ErrNotNumber      = errors.New("is not a number")

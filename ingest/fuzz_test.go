@@ -6,10 +6,11 @@ import (
 	"io"
 	"os"
 	"testing"
+	"time"
 )
 
 // hostileSeeds are inputs the Reader must refuse with a line: bytes
-// Postgres text cannot hold, ragged rows.
+// Postgres text cannot hold, ragged rows, dates out of range.
 var hostileSeeds = []string{
 	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01,Caf\xe9\n",
 	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01,a\x00b\n",
@@ -17,6 +18,8 @@ var hostileSeeds = []string{
 	"\xff\xfeB\x00i\x00l\x00l\x00",
 	"B\x00i\x00l\x00l\x00e\x00d\x00C\x00o\x00s\x00t\x00,\x00",
 	"BilledCost,ChargePeriodStart,ServiceName\n1,2024-01-01\n2,2024-01-01,x,y\n",
+	"usage_start_time,cost,service.description\n1970-01-01 00:00:00+00:00,1,x\n",
+	"start_time,end_time,model,input_tokens,output_tokens\n100000000,100086400,gpt-4o,1,1\n",
 }
 
 // addSamples seeds a fuzz corpus with every fixture (plain and gzip) and
@@ -71,7 +74,7 @@ func drain(t *testing.T, in []byte, opts Options) {
 }
 
 // storable fails unless every text of row is UTF-8 without NUL (what
-// Postgres text and jsonb hold).
+// Postgres text and jsonb hold) and its dates are within the bounds.
 func storable(t *testing.T, row *Row) {
 	t.Helper()
 	texts := []string{row.ProviderName, row.ServiceName, row.ServiceCategory, row.SKU, row.ResourceID, row.RegionID,
@@ -83,6 +86,12 @@ func storable(t *testing.T, row *Row) {
 	for _, s := range texts {
 		if badText(s) >= 0 {
 			t.Fatalf("row holds %q, which Postgres text cannot", s)
+		}
+	}
+	b := boundsAt(time.Now())
+	for _, d := range []time.Time{row.ChargePeriodStart, row.BillingPeriodStart} {
+		if !d.IsZero() && b.check(d) != nil {
+			t.Fatalf("row dated %s, out of bounds", d)
 		}
 	}
 }

@@ -139,6 +139,9 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 		if perr != nil {
 			return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
 		}
+		if err := c.inRange(p.invoiceMonth, t); err != nil {
+			return err
+		}
 		row.BillingPeriodStart = t
 	} else if m != "" {
 		return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // parser turns one record into a row. parse returns errSkip for records
@@ -273,7 +274,11 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	rd.first = first
 	rd.line, _ = cr.FieldPos(0)
 	rd.tags = make(map[string]string, 8)
-	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey, date: boundsAt(now())}
 	rd.team = opts.TeamTagKey
 	return rd, nil
 }
@@ -331,6 +336,10 @@ func (r *Reader) Next(row *Row) error {
 			r.err = err
 			return err
 		}
+		if err := r.checkDates(row); err != nil {
+			r.err = err
+			return err
+		}
 		r.finish(row)
 		return nil
 	}
@@ -384,6 +393,25 @@ func (r *Reader) columnLabel(i int) string {
 		return r.header[i]
 	}
 	return fmt.Sprintf("field %d", i+1)
+}
+
+// checkDates holds every row to the date bounds, whichever way its parser
+// read the dates: parsers check each date cell as they read it (naming the
+// column), and this catches any date that reached the row another way.
+func (r *Reader) checkDates(row *Row) error {
+	for _, d := range []struct {
+		name string
+		t    time.Time
+	}{{"charge period start", row.ChargePeriodStart}, {"billing period start", row.BillingPeriodStart}} {
+		if d.t.IsZero() {
+			continue
+		}
+		if err := r.ctx.date.check(d.t); err != nil {
+			return &ParseError{File: r.file, Line: r.line,
+				Err: &reason{"the " + d.name + " " + d.t.Format(time.DateOnly) + " " + err.Error(), ErrDateRange}, Msg: r.ctx.date.span()}
+		}
+	}
+	return nil
 }
 
 // finish attaches the tags map and resolves the team.
