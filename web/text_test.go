@@ -51,6 +51,14 @@ func TestFormsRefuseTextPostgresCannotStore(t *testing.T) {
 	req.Header.Set("Content-Type", ctype)
 	refused(c.do(req), "filename: not valid UTF-8")
 
+	// A price list's cells are stored too.
+	c.get("/prices")
+	rec := c.postFile("/prices/gpu/upload", "file", "prices.csv", []byte("provider,instance_type,price_on_demand_usd_hr\naws,p5.48xlarge,8\naws,caf\xe9,1\n"), nil)
+	refused(rec, "line 3, column instance_type")
+	if os, err := b.st.GPUPriceOverrides(ctx(), org.ID); err != nil || len(os) != 0 {
+		t.Fatalf("price overrides after a refused list: %v, %v", os, err)
+	}
+
 	// Signing up: the org name, and the User-Agent the session keeps.
 	anon := b.client(t)
 	anon.get("/signup")
