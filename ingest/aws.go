@@ -128,6 +128,22 @@ func cur2TagKey(k string) string {
 	return k
 }
 
+// surplusOK lets a legacy CUR header end in tag and cost-category names that
+// no record has cells for. The koku project's CUR sample has such a header
+// (one name more than its rows, as FORMATS.md notes); allowing only tag
+// columns keeps a row cut short before its costs an error.
+func (p *awsParser) surplusOK(names []string) bool {
+	if p.src != SourceAWSCUR || len(names) == 0 {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "resourceTags/") && !strings.HasPrefix(n, costCategoryPrefix) {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *awsParser) check(h *header, cost, start string) error {
 	if p.unblended < 0 {
 		return &ParseError{Err: ErrMissingColumn, Msg: cost + " (needed by " + string(p.src) + ")"}
@@ -196,6 +212,12 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 		if !ok || !okA || !okB {
 			return c.errAt(p.interval, ErrNotDate, "expected start/end")
 		}
+		if err := c.inRange(p.interval, row.ChargePeriodStart); err != nil {
+			return err
+		}
+		if err := c.inRange(p.interval, row.ChargePeriodEnd); err != nil {
+			return err
+		}
 	}
 	if row.ChargePeriodEnd.IsZero() {
 		row.ChargePeriodEnd = row.ChargePeriodStart
@@ -261,12 +283,12 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	}
 	if p.tagMap >= 0 {
 		if err := parseTagMap(c.s(p.tagMap), func(k, v string) { c.tag(cur2TagKey(k), v) }); err != nil {
-			return c.errAt(p.tagMap, ErrSyntax, "expected a map such as {\"user_team\":\"ml\"}")
+			return c.looseErr(p.tagMap, err, "expected a map such as {\"user_team\":\"ml\"}")
 		}
 	}
 	if p.catMap >= 0 {
 		if err := parseTagMap(c.s(p.catMap), func(k, v string) { c.tag(costCategoryPrefix+k, v) }); err != nil {
-			return c.errAt(p.catMap, ErrSyntax, "expected a map such as {\"team\":\"ml\"}")
+			return c.looseErr(p.catMap, err, "expected a map such as {\"team\":\"ml\"}")
 		}
 	}
 

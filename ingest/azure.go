@@ -125,7 +125,7 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	row.ConsumedUnit = c.t(p.unit)
 
 	if err := parseTagMap(c.s(p.tags), c.tag); err != nil {
-		return c.errAt(p.tags, ErrSyntax, `expected tags like "env": "prod", "team": "ml" or {"team":"ml"}`)
+		return c.looseErr(p.tags, err, `expected tags like "env": "prod", "team": "ml" or {"team":"ml"}`)
 	}
 
 	// GPUs: VM size from AdditionalInfo.ServiceType, else from the meter name.

@@ -7,9 +7,16 @@
 // forced in Options) and returns a Reader whose Next fills one Row at a time,
 // reusing the CSV record buffer and the tags map, so memory stays flat
 // whatever the file size. Columns are always found by header name
-// (case-insensitively); records shorter than the header read as empty
-// trailing cells and extra cells are ignored (the koku CUR fixture has one
-// header field more than its rows).
+// (case-insensitively), and every record must have one field per header
+// name: a record with more or fewer fails with its line, since reading it
+// would put values under the wrong columns. Two shapes are allowed on
+// purpose: OpenAI usage exports write empty buckets as their time columns
+// alone, and a legacy CUR header may end in tag or cost-category names that
+// no row has cells for (the koku CUR sample's header has one name more than
+// its rows).
+//
+// Every cell must be text Postgres can store: UTF-8 without NUL bytes. Every
+// date must fall between 2000-01-01 and a year after Options.Now.
 //
 // # Sources and how they are detected
 //

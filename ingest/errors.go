@@ -17,6 +17,9 @@ var (
 	ErrTruncatedGzip  = errors.New("gzip data is truncated")
 	ErrCorruptGzip    = errors.New("gzip data is corrupt")
 	ErrNotUTF8        = errors.New("file is not UTF-8")
+	ErrNULByte        = errors.New("contains a NUL byte")
+	ErrFieldCount     = errors.New("wrong number of fields")
+	ErrDateRange      = errors.New("date out of range")
 	ErrSyntax         = errors.New("malformed CSV")
 	ErrRecordTooLarge = errors.New("record too large")
 	ErrNotNumber      = errors.New("is not a number")
@@ -92,3 +95,13 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// reason words a cause for the one value or record at hand ("12 fields, the
+// header has 14") while errors.Is still matches its sentinel.
+type reason struct {
+	text string
+	is   error
+}
+
+func (r *reason) Error() string        { return r.text }
+func (r *reason) Is(target error) bool { return target == r.is }

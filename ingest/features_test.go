@@ -95,7 +95,7 @@ func TestTeamFromTagsLabelsAndCostCategories(t *testing.T) {
 			Options{TeamTagKey: "Squad"}, []string{"search"}},
 		{"CUR2MapColumn",
 			"line_item_usage_start_date,line_item_unblended_cost,resource_tags\n" +
-				`2026-01-01T00:00:00Z,1,"{""user_team"": ""ml""}"` + "\n" + `2026-01-01T00:00:00Z,1,{user_team=infra, user_env=prod}` + "\n",
+				`2026-01-01T00:00:00Z,1,"{""user_team"": ""ml""}"` + "\n" + `2026-01-01T00:00:00Z,1,"{user_team=infra, user_env=prod}"` + "\n",
 			Options{}, []string{"ml", "infra"}},
 		{"GCPLabels",
 			"usage_start_time,cost,service.description,labels,credits\n" +

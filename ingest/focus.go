@@ -137,7 +137,7 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 			}
 			c.tag(k, v)
 		}); err != nil {
-			return c.errAt(p.tags, ErrSyntax, `expected a JSON object like {"team": "ml"}`)
+			return c.looseErr(p.tags, err, `expected a JSON object like {"team": "ml"}`)
 		}
 	}
 

@@ -81,7 +81,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 		v, perr := parseLoose(s)
 		list, ok := v.([]any)
 		if perr != nil || (!ok && v != nil) {
-			return c.errAt(p.credits, ErrSyntax, "expected a list of credits like [{'amount': -1.5, …}]")
+			return c.looseErr(p.credits, perr, "expected a list of credits like [{'amount': -1.5, …}]")
 		}
 		for _, e := range list {
 			m, _ := e.(map[string]any)
@@ -139,6 +139,9 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 		if perr != nil {
 			return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
 		}
+		if err := c.inRange(p.invoiceMonth, t); err != nil {
+			return err
+		}
 		row.BillingPeriodStart = t
 	} else if m != "" {
 		return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
@@ -156,7 +159,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 			continue
 		}
 		if err := parseTagMap(c.s(col), c.tag); err != nil {
-			return c.errAt(col, ErrSyntax, "expected labels like [{'key': 'team', 'value': 'ml'}]")
+			return c.looseErr(col, err, "expected labels like [{'key': 'team', 'value': 'ml'}]")
 		}
 	}
 

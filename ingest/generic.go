@@ -76,6 +76,9 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 			}
 			return c.errAt(p.date, ErrNotDate, "expected the format "+p.m.DateFormat)
 		}
+		if err := c.inRange(p.date, t); err != nil {
+			return err
+		}
 		row.ChargePeriodStart = t.UTC()
 	} else if row.ChargePeriodStart, err = c.time(p.date); err != nil {
 		return err

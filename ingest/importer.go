@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -118,6 +119,20 @@ var errDuplicate = errors.New("duplicate file")
 // duplicate). A bad file returns an *ImportError and writes nothing but the
 // failed entry in the history.
 func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
+	// The name is stored with the import and shown in its history, so it
+	// must be text Postgres can hold. The web layer refuses such a name in
+	// a query or a browser form; this catches every other way in (an API
+	// upload's multipart file name, a file on disk for the CLI). It is
+	// refused, not cleaned up: a name nobody typed would be no label at all,
+	// and renaming the file is easy.
+	if at := badText(req.FileName); at >= 0 {
+		what := "not valid UTF-8"
+		if req.FileName[at] == 0 {
+			what = "contains a NUL byte"
+		}
+		return ImportResult{}, &ImportError{FileName: req.FileName,
+			Err: fmt.Errorf("filename %s: %s; nothing was imported", strconv.Quote(req.FileName), what)}
+	}
 	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
 	}

@@ -303,3 +303,25 @@ func TestImportOutOfRangeCostWritesNothing(t *testing.T) {
 		t.Fatalf("charges after failed imports = %d (%v), want 0", n, err)
 	}
 }
+
+// TestImportRefusesFileNamesPostgresCannotStore: a file name that is not
+// UTF-8 or holds a NUL (a CLI file on disk, an API upload's multipart name)
+// is refused as the file's fault, before anything is recorded.
+func TestImportRefusesFileNamesPostgresCannotStore(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	body := mustRead(t, "testdata/exports/focus/focus_sample_1.0.csv")
+	for name, want := range map[string]string{
+		"factur\xe9.csv": `filename "factur\xe9.csv": not valid UTF-8; nothing was imported`,
+		"a\x00.csv":      `filename "a\x00.csv": contains a NUL byte; nothing was imported`,
+	} {
+		_, err := b.importFile(t, name, body)
+		var ierr *ImportError
+		if !errors.As(err, &ierr) || err.Error() != want || ierr.HTTPStatus() != 422 {
+			t.Errorf("%q: error %v, want an ImportError %s", name, err, want)
+		}
+	}
+	if imps, err := b.st.Imports(context.Background(), b.org.ID, 10); err != nil || len(imps) != 0 {
+		t.Fatalf("history after refused names: %d entries, %v", len(imps), err)
+	}
+}

@@ -175,6 +175,9 @@ type Options struct {
 	// Mapping configures the generic source; setting it with Source empty
 	// selects generic.
 	Mapping *Mapping
+	// Now is the clock that dates in the file are checked against (none may
+	// be more than a year after now); nil means time.Now.
+	Now func() time.Time
 	// MaxRecordBytes bounds one CSV record (a runaway quoted field reads the
 	// rest of the file into memory otherwise). Default 8 MiB; the check is
 	// approximate (to the read buffer) and never below 128 KiB.

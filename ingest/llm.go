@@ -95,7 +95,14 @@ type openAIUsage struct {
 	opts *Options
 	start, end, startISO, endISO, project, requests, user, apiKey, model, batch,
 	tier, input, output, cached, uncached int
+	// timeCols is how many of the header's first names are time columns:
+	// the width of an empty bucket's record.
+	timeCols int
 }
+
+// shortOK lets through the records of empty buckets, which the export
+// writes as their leading time columns alone (parse then skips them).
+func (p *openAIUsage) shortOK(n int) bool { return n > 0 && n == p.timeCols }
 
 func newOpenAIUsage(h *header, o *Options) (parser, error) {
 	if err := requireCols(SourceOpenAIUsage, h, []string{"start_time", "start_time_iso"}, []string{"input_tokens"}, []string{"output_tokens"}); err != nil {
@@ -104,7 +111,16 @@ func newOpenAIUsage(h *header, o *Options) (parser, error) {
 	if err := needPricer(o, SourceOpenAIUsage); err != nil {
 		return nil, err
 	}
-	return &openAIUsage{opts: o,
+	timeCols := 0
+	for _, n := range h.names {
+		switch strings.ToLower(n) {
+		case "start_time", "end_time", "start_time_iso", "end_time_iso":
+			timeCols++
+			continue
+		}
+		break
+	}
+	return &openAIUsage{opts: o, timeCols: timeCols,
 		start: h.col("start_time"), end: h.col("end_time"), startISO: h.col("start_time_iso"), endISO: h.col("end_time_iso"),
 		project: h.col("project_id"), requests: h.col("num_model_requests"), user: h.col("user_id"),
 		apiKey: h.col("api_key_id"), model: h.col("model"), batch: h.col("batch"), tier: h.col("service_tier"),
@@ -424,14 +440,14 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 	row.DedupeKey = id
 
 	if err := parseTagMap(c.s(p.requestTags), c.tag); err != nil {
-		return c.errAt(p.requestTags, ErrSyntax, `expected a JSON array like ["team:ml", "prod"]`)
+		return c.looseErr(p.requestTags, err, `expected a JSON array like ["team:ml", "prod"]`)
 	}
 	p.alias, p.cached = "", 0
 	if meta := c.t(p.metadata); meta != "" && meta != "{}" && meta != "null" {
 		v, err := parseLoose(meta)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
-			return c.errAt(p.metadata, ErrSyntax, "expected a JSON object")
+			return c.looseErr(p.metadata, err, "expected a JSON object")
 		}
 		p.alias, _ = m["user_api_key_team_alias"].(string)
 		if sm, ok := m["spend_logs_metadata"].(map[string]any); ok {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +18,11 @@ import (
 type number string
 
 var errLoose = errors.New("not a JSON or Python literal")
+
+// errLooseNUL refuses a \u0000 escape: the cell itself is clean text (the
+// Reader saw to that), but the NUL it decodes to could be stored in neither
+// text nor jsonb.
+var errLooseNUL = fmt.Errorf("%w: a \\u0000 escape decodes to a NUL character", errLoose)
 
 const maxLooseDepth = 32
 
@@ -222,6 +228,9 @@ func (p *looseParser) str() (any, error) {
 			case 'u':
 				if p.i+4 <= len(p.s) {
 					if r, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32); err == nil {
+						if r == 0 {
+							return nil, errLooseNUL
+						}
 						b.WriteRune(rune(r))
 						p.i += 4
 						continue
@@ -327,4 +336,14 @@ func parseHiveMap(s string, fn func(k, v string)) error {
 		}
 	}
 	return nil
+}
+
+// looseErr reports a map or list cell that parseTagMap or parseLoose refused
+// (err may be nil when the value parsed but had the wrong shape); want says
+// what shape was expected.
+func (c *rowCtx) looseErr(i int, err error, want string) *ParseError {
+	if errors.Is(err, errLooseNUL) {
+		return c.errAt(i, ErrNULByte, `it is written as the escape \u0000, and text cannot hold NUL characters`)
+	}
+	return c.errAt(i, ErrSyntax, want)
 }

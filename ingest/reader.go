@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // parser turns one record into a row. parse returns errSkip for records
@@ -21,6 +22,28 @@ type parser interface {
 }
 
 var errSkip = errors.New("skip row")
+
+// Every record must have one field per header name: a record with more or
+// fewer is a value with an unquoted comma, a line cut short or a missing
+// comma, and reading it by position would put values under the wrong
+// columns. Two formats write records of another length on purpose, and
+// their parsers say so through these interfaces.
+
+// shortRecords is implemented by parsers whose format writes some records
+// shorter than the header (OpenAI's usage export writes an empty bucket as
+// its time columns alone).
+type shortRecords interface {
+	// shortOK reports whether a record of n fields is one of those.
+	shortOK(n int) bool
+}
+
+// headerSurplus is implemented by parsers whose format may carry header
+// names past the end of every record.
+type headerSurplus interface {
+	// surplusOK reports whether the header's names beyond the records'
+	// width, names, may be columns the file has no values for.
+	surplusOK(names []string) bool
+}
 
 // detector recognises a source from its header.
 type detector struct {
@@ -125,6 +148,12 @@ type Reader struct {
 	first  []string // first data record, read by Open
 	line   int
 	err    error // sticky
+
+	// width is the number of fields every record must have: the header's,
+	// or fewer when the first record showed that the header has surplus
+	// names (headerSurplus).
+	width   int
+	records int // records checked so far
 }
 
 // Open reads the header of r (gzip-compressed or plain CSV, UTF-8 with or
@@ -189,6 +218,9 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		return nil, fileErr(file, err, "")
 	}
 	cr := csv.NewReader(bufd)
+	// The Reader checks each record's width itself (Reader.check): it must
+	// allow the two formats that write other widths on purpose, and say
+	// which line is wrong and by how much.
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 
@@ -204,11 +236,14 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		return nil, fileErr(file, ErrEmpty, "no header line")
 	}
 	for i := range hdr {
+		if at := badText(hdr[i]); at >= 0 {
+			return nil, headerTextError(file, i, hdr[i], at)
+		}
 		hdr[i] = strings.TrimSpace(hdr[i])
 	}
 	h := newHeader(hdr)
 
-	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim}
+	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
 	switch {
 	case opts.Source == SourceGeneric:
 		rd.source = SourceGeneric
@@ -239,7 +274,11 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	rd.first = first
 	rd.line, _ = cr.FieldPos(0)
 	rd.tags = make(map[string]string, 8)
-	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey, date: boundsAt(now())}
 	rd.team = opts.TeamTagKey
 	return rd, nil
 }
@@ -281,6 +320,10 @@ func (r *Reader) Next(row *Row) error {
 		if len(rec) == 1 && rec[0] == "" {
 			continue // a line of just whitespace-free nothing, e.g. "\r"
 		}
+		if err := r.check(rec); err != nil {
+			r.err = err
+			return err
+		}
 		r.ctx.rec = rec
 		r.ctx.line = r.line
 		clear(r.tags)
@@ -293,9 +336,82 @@ func (r *Reader) Next(row *Row) error {
 			r.err = err
 			return err
 		}
+		if err := r.checkDates(row); err != nil {
+			r.err = err
+			return err
+		}
 		r.finish(row)
 		return nil
 	}
+}
+
+// check refuses a record that has the wrong number of fields or a cell
+// that Postgres could not store (see text.go), before any parser reads it.
+func (r *Reader) check(rec []string) error {
+	if len(rec) != r.width {
+		if err := r.checkWidth(len(rec)); err != nil {
+			return err
+		}
+	}
+	r.records++
+	for i, cell := range rec {
+		if at := badText(cell); at >= 0 {
+			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			return cellTextError(r.file, line, r.columnLabel(i), cell, at)
+		}
+	}
+	return nil
+}
+
+// checkWidth decides on a record of n fields when n is not r.width.
+func (r *Reader) checkWidth(n int) error {
+	hw := len(r.header)
+	if s, ok := r.parser.(shortRecords); ok && s.shortOK(n) {
+		return nil
+	}
+	if r.records == 0 && n < hw {
+		if s, ok := r.parser.(headerSurplus); ok && s.surplusOK(r.header[n:]) {
+			r.width = n
+			return nil
+		}
+	}
+	what := fmt.Sprintf("%d fields, the header has %d", n, hw)
+	if r.width < hw {
+		what = fmt.Sprintf("%d fields, the rows above it have %d (the header has %d)", n, r.width, hw)
+	}
+	hint := "check for a line cut short or a missing comma"
+	if n > r.width {
+		hint = "check for a value with a comma in it that is not in quotes"
+	}
+	return &ParseError{File: r.file, Line: r.line, Err: &reason{what, ErrFieldCount}, Msg: hint}
+}
+
+// columnLabel names column i for an error: its header name, or its
+// position when the header leaves it unnamed.
+func (r *Reader) columnLabel(i int) string {
+	if i < len(r.header) && r.header[i] != "" {
+		return r.header[i]
+	}
+	return fmt.Sprintf("field %d", i+1)
+}
+
+// checkDates holds every row to the date bounds, whichever way its parser
+// read the dates: parsers check each date cell as they read it (naming the
+// column), and this catches any date that reached the row another way.
+func (r *Reader) checkDates(row *Row) error {
+	for _, d := range []struct {
+		name string
+		t    time.Time
+	}{{"charge period start", row.ChargePeriodStart}, {"billing period start", row.BillingPeriodStart}} {
+		if d.t.IsZero() {
+			continue
+		}
+		if err := r.ctx.date.check(d.t); err != nil {
+			return &ParseError{File: r.file, Line: r.line,
+				Err: &reason{"the " + d.name + " " + d.t.Format(time.DateOnly) + " " + err.Error(), ErrDateRange}, Msg: r.ctx.date.span()}
+		}
+	}
+	return nil
 }
 
 // finish attaches the tags map and resolves the team.
@@ -384,16 +500,27 @@ func csvError(file string, err error, line int) error {
 	return &ParseError{File: file, Line: line, Err: err}
 }
 
-// stripBOM drops a UTF-8 byte-order mark and rejects UTF-16.
+// stripBOM drops a UTF-8 byte-order mark and rejects the other Unicode
+// encodings by theirs, saying which it found.
 func stripBOM(br *bufio.Reader) error {
-	b, _ := br.Peek(3)
+	b, _ := br.Peek(4)
+	var found string
 	switch {
 	case bytes.HasPrefix(b, []byte{0xef, 0xbb, 0xbf}):
 		_, _ = br.Discard(3)
-	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		return fmt.Errorf("%w: it is UTF-16; save it as UTF-8", ErrNotUTF8)
+		return nil
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe, 0, 0}):
+		found = "UTF-32 (little-endian)"
+	case bytes.HasPrefix(b, []byte{0, 0, 0xfe, 0xff}):
+		found = "UTF-32 (big-endian)"
+	case bytes.HasPrefix(b, []byte{0xff, 0xfe}):
+		found = "UTF-16 (little-endian)"
+	case bytes.HasPrefix(b, []byte{0xfe, 0xff}):
+		found = "UTF-16 (big-endian)"
+	default:
+		return nil
 	}
-	return nil
+	return fmt.Errorf("%w: it starts with the byte-order mark of %s; save it as UTF-8 (in Excel: CSV UTF-8)", ErrNotUTF8, found)
 }
 
 // gzipReader tags decompression errors so they can be told apart from CSV errors.

@@ -48,6 +48,7 @@ type rowCtx struct {
 	line int
 	tags map[string]string // the Reader's map, cleared per row
 	team string            // Options.TeamTagKey
+	date dateBounds        // every date read must fall within these
 }
 
 // teamTag returns the value of the team tag recorded so far, if any.
@@ -158,7 +159,7 @@ func (c *rowCtx) time(i int) (time.Time, error) {
 	if !ok {
 		return t, c.errAt(i, ErrNotDate, "")
 	}
-	return t, nil
+	return t, c.inRange(i, t)
 }
 
 // timeOpt parses cell i as a timestamp; empty or absent gives the zero time.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -358,11 +359,12 @@ func ParseInstancePricesCSV(r io.Reader) ([]Instance, error) {
 
 // table is a small header-addressed CSV reader that records the first error with line and column.
 type table struct {
-	r    *csv.Reader
-	cols map[string]int
-	row  []string
-	line int
-	err  error
+	r     *csv.Reader
+	cols  map[string]int
+	names []string // the header, trimmed, for error messages
+	row   []string
+	line  int
+	err   error
 }
 
 func newTable(r io.Reader, required ...string) (*table, error) {
@@ -378,8 +380,12 @@ func newTable(r io.Reader, required ...string) (*table, error) {
 	}
 	t := &table{r: cr, cols: map[string]int{}}
 	for i, h := range header {
+		if p := textProblem(h); p != "" {
+			return nil, fmt.Errorf("line 1, header field %d %q: %s; save the file as UTF-8", i+1, h, p)
+		}
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		t.cols[h] = i
+		t.names = append(t.names, h)
 	}
 	for _, c := range required {
 		if _, ok := t.cols[c]; !ok {
@@ -408,9 +414,37 @@ func (t *table) next() bool {
 		if len(row) == 1 && strings.TrimSpace(row[0]) == "" {
 			continue
 		}
+		// Price lists uploaded by users are stored (instance types, notes):
+		// a cell Postgres text cannot hold is refused here, with its place,
+		// rather than failing the whole save as a server error.
+		for i, cell := range row {
+			if p := textProblem(cell); p != "" {
+				col := fmt.Sprintf("field %d", i+1)
+				if i < len(t.names) {
+					col = t.names[i]
+				}
+				if len(cell) > 40 {
+					cell = cell[:40] + "…"
+				}
+				t.err = fmt.Errorf("line %d, column %s: %q %s; save the file as UTF-8", t.line, col, cell, p)
+				return false
+			}
+		}
 		t.row = row
 		return true
 	}
+}
+
+// textProblem says why s cannot be stored as Postgres text (which holds
+// UTF-8 without NUL), or "" when it can.
+func textProblem(s string) string {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return "contains a NUL byte"
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	}
+	return ""
 }
 
 func (t *table) str(col string) string {

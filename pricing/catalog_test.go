@@ -258,3 +258,20 @@ func TestImportsStayPure(t *testing.T) {
 		}
 	}
 }
+
+// TestPriceListRefusesTextPostgresCannotStore: an uploaded price list is
+// stored, so a cell that is not UTF-8 or holds a NUL is refused with its
+// line and column.
+func TestPriceListRefusesTextPostgresCannotStore(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"provider,instance_type,price_on_demand_usd_hr\naws,p5.48xlarge,8\naws,caf\xe9,1\n": `line 3, column instance_type: "caf\xe9" is not valid UTF-8; save the file as UTF-8`,
+		"provider,instance_type,price_on_demand_usd_hr,note\naws,p5.48xlarge,8,a\x00b\n":    `line 2, column note: "a\x00b" contains a NUL byte; save the file as UTF-8`,
+		"provider,instance_type,price_on_demand_usd_hr,r\xe9gion\naws,p5.48xlarge,8,x\n":    `line 1, header field 4 "r\xe9gion": is not valid UTF-8; save the file as UTF-8`,
+	} {
+		_, err := ParseInstancePricesCSV(strings.NewReader(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %s", in, err, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,7 +54,15 @@ func (s *Server) handleAPIAdvise(c echo.Context) error {
 // decodeJSON reads a request body strictly: unknown fields are typos the
 // caller wants to hear about.
 func decodeJSON(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := readJSON(c)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return err
+		}
+		return badInput("body: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		var se *json.SyntaxError

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -408,7 +409,15 @@ func readAPIBudget(c echo.Context) (store.BudgetInput, error) {
 		Thresholds []int             `json:"thresholds"`
 		Recipients []string          `json:"recipients"`
 	}
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := readJSON(c)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return store.BudgetInput{}, err
+		}
+		return store.BudgetInput{}, unprocessable("the body could not be read: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
 		return store.BudgetInput{}, unprocessable("the body is not a budget as JSON: %v", err)

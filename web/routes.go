@@ -38,6 +38,7 @@ func (s *Server) routes() {
 			CookieHTTPOnly: true,
 			CookieSecure:   s.secureCookies(),
 		}),
+		s.checkText,
 	)
 
 	// Public.
