@@ -160,16 +160,24 @@ func (s *Store) SetMemberRole(ctx context.Context, orgID, userID int64, role Rol
 		})
 }
 
-// RemoveMember removes userID from orgID and returns the membership as it
-// was. allow is as for SetMemberRole. Returns ErrNotFound if userID is not
-// a member, ErrLastOwner for the last owner.
-func (s *Store) RemoveMember(ctx context.Context, orgID, userID int64, allow func(Member) error) (Member, error) {
-	return s.memberChange(ctx, "remove member", orgID, userID, allow,
+// RemoveMember removes userID from orgID and, in the same transaction,
+// revokes the API tokens they created in orgID: a token must not outlive
+// its maker's access. It returns the membership as it was and how many
+// tokens it revoked. allow is as for SetMemberRole. Returns ErrNotFound if
+// userID is not a member, ErrLastOwner for the last owner.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID int64, allow func(Member) error) (Member, int64, error) {
+	var revoked int64
+	m, err := s.memberChange(ctx, "remove member", orgID, userID, allow,
 		func(Member) bool { return true },
 		func(tx *Store, _ Member) error {
-			_, err := tx.q.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID)
-			return mapError("remove member", err)
+			if _, err := tx.q.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
+				return mapError("remove member", err)
+			}
+			var err error
+			revoked, err = tx.revokeAPITokensBy(ctx, orgID, userID)
+			return err
 		})
+	return m, revoked, err
 }
 
 // OwnerCount counts orgID's owners; the last owner can be neither demoted nor

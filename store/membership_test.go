@@ -30,7 +30,7 @@ func TestOwnersRemovedAtOnceLeaveAnOwner(t *testing.T) {
 				// Each change runs fenced, as a request does.
 				errs[i] = st.Fenced(ctx, org.ID, u.ID, func(fenced *store.Store) error {
 					if remove {
-						_, err := fenced.RemoveMember(ctx, org.ID, u.ID, nil)
+						_, _, err := fenced.RemoveMember(ctx, org.ID, u.ID, nil)
 						return err
 					}
 					_, err := fenced.SetMemberRole(ctx, org.ID, u.ID, store.RoleAdmin, nil)
@@ -72,7 +72,48 @@ func TestMemberChangeAllowSeesMemberAndCanRefuse(t *testing.T) {
 	if m, _ := st.Membership(ctx, org.ID, viewer.ID); seen != store.RoleViewer || m.Role != store.RoleViewer {
 		t.Fatalf("allow saw %q; role after refusal %q; want viewer, unchanged", seen, m.Role)
 	}
-	if _, err := st.RemoveMember(ctx, org.ID, 1<<40, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := st.RemoveMember(ctx, org.ID, 1<<40, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("removing a stranger: %v, want ErrNotFound", err)
+	}
+}
+
+// TestRemoveMemberRevokesTokensWithTheRemoval checks that tokens go with
+// their creator's membership, and only then: a refused removal keeps them.
+func TestRemoveMemberRevokesTokensWithTheRemoval(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{})
+	admin := storetest.Member(t, st, org, store.RoleAdmin)
+	for _, u := range []store.User{owner, owner, admin} {
+		if _, _, err := st.CreateAPIToken(ctx, org.ID, "t", u.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := func() map[int64]int {
+		toks, err := st.APITokens(ctx, org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[int64]int{}
+		for _, tok := range toks {
+			if tok.RevokedAt == nil {
+				n[tok.CreatedBy]++
+			}
+		}
+		return n
+	}
+	if _, _, err := st.RemoveMember(ctx, org.ID, owner.ID, nil); !errors.Is(err, store.ErrLastOwner) {
+		t.Fatalf("removing the last owner: %v, want ErrLastOwner", err)
+	}
+	if n := live(); n[owner.ID] != 2 || n[admin.ID] != 1 {
+		t.Fatalf("after a refused removal, live tokens by creator = %v", n)
+	}
+	m, revoked, err := st.RemoveMember(ctx, org.ID, admin.ID, nil)
+	if err != nil || revoked != 1 || m.Email != admin.Email {
+		t.Fatalf("RemoveMember(admin) = %+v, %d, %v; want admin's membership, 1 token", m, revoked, err)
+	}
+	if n := live(); n[owner.ID] != 2 || n[admin.ID] != 0 {
+		t.Fatalf("after removing the admin, live tokens by creator = %v", n)
 	}
 }

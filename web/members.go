@@ -74,7 +74,7 @@ func (s *Server) handleMemberRemove(c echo.Context) error {
 		return err
 	}
 	actor := currentRole(c)
-	m, err := s.db(c).RemoveMember(c.Request().Context(), currentOrg(c).ID, userID, func(m store.Member) error {
+	m, revoked, err := s.db(c).RemoveMember(c.Request().Context(), currentOrg(c).ID, userID, func(m store.Member) error {
 		if m.Role == store.RoleOwner && actor != store.RoleOwner {
 			return echo.NewHTTPError(http.StatusForbidden, "Only owners can remove owners.")
 		}
@@ -86,8 +86,19 @@ func (s *Server) handleMemberRemove(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.flash(c, "Removed "+m.Email+".")
+	s.flash(c, removedText(m.Email, revoked))
 	return c.Redirect(http.StatusSeeOther, "/members")
+}
+
+// removedText confirms a removal and says how many API tokens went with it.
+func removedText(email string, revokedTokens int64) string {
+	switch revokedTokens {
+	case 0:
+		return "Removed " + email + "."
+	case 1:
+		return "Removed " + email + " and revoked 1 API token they created."
+	}
+	return "Removed " + email + " and revoked " + strconv.FormatInt(revokedTokens, 10) + " API tokens they created."
 }
 
 // handleInviteCreate makes an invite link and shows it once.

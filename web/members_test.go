@@ -2,10 +2,13 @@ package web_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -75,5 +78,79 @@ func TestOwnersDemotingEachOtherLeaveAnOwner(t *testing.T) {
 	}
 	if lastOwnerRefusals == 0 {
 		t.Fatalf("in %d rounds no request was refused with the last-owner rule", rounds)
+	}
+}
+
+// TestRemovingMemberRevokesTheirTokens checks that the API tokens a member
+// created stop working when the member is removed, in the same step, and
+// that nobody else's do.
+func TestRemovingMemberRevokesTheirTokens(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	ann := storetest.User(t, b.st, storetest.UserOpts{Email: "ann@x.com"})
+	if err := b.st.AddMember(ctx(), org.ID, ann.ID, store.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	bob := storetest.Member(t, b.st, org, store.RoleAdmin)
+	other, _ := storetest.Org(t, b.st, storetest.OrgOpts{Owner: &ann})
+	token := func(orgID, userID int64, name string) (store.APIToken, string) {
+		tok, secret, err := b.st.CreateAPIToken(ctx(), orgID, name, userID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok, secret
+	}
+	_, annCI := token(org.ID, ann.ID, "ann ci")
+	_, annNightly := token(org.ID, ann.ID, "ann nightly")
+	annOld, _ := token(org.ID, ann.ID, "ann old")
+	if err := b.st.RevokeAPIToken(ctx(), org.ID, annOld.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, bobs := token(org.ID, bob.ID, "bob's")
+	_, owners := token(org.ID, owner.ID, "owner's")
+	_, annElsewhere := token(other.ID, ann.ID, "ann's own org")
+
+	c := b.client(t)
+	c.login(owner.Email)
+	c.get("/members")
+	wantStatus(t, c.post("/members/"+itoa(ann.ID)+"/remove", nil), http.StatusSeeOther)
+	if got, want := doc(t, c.get("/members")).Find(`[data-testid=flash]`).Text(), "Removed ann@x.com and revoked 2 API tokens they created."; got != want {
+		t.Errorf("flash = %q, want %q", got, want)
+	}
+	for secret, want := range map[string]int{annCI: 401, annNightly: 401, bobs: 200, owners: 200, annElsewhere: 200} {
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/org", secret, ""))
+		if rec.Code != want {
+			t.Errorf("token %s… after removing ann: status %d, want %d", secret[:10], rec.Code, want)
+		}
+	}
+
+	// The tokens page says who made each token, and the rule.
+	d := doc(t, c.get("/tokens"))
+	if !strings.Contains(d.Find(`[data-testid=token-rule]`).Text(), "removing a member revokes every token they created") {
+		t.Errorf("tokens page does not state the rule: %q", d.Find(`[data-testid=token-rule]`).Text())
+	}
+	creators := map[string]string{}
+	d.Find(`[data-testid=token-row]`).Each(func(_ int, row *goquery.Selection) {
+		creators[strings.TrimSpace(row.Find("td").First().Text())] = strings.TrimSpace(row.Find(`[data-testid=token-creator]`).Text())
+	})
+	for name, want := range map[string]string{"ann ci": "ann@x.com", "bob's": bob.Email, "owner's": owner.Email} {
+		if creators[name] != want {
+			t.Errorf("token %q created by %q, want %q (all: %v)", name, creators[name], want, creators)
+		}
+	}
+
+	// One token, in the singular; none, not mentioned.
+	c.get("/members")
+	wantStatus(t, c.post("/members/"+itoa(bob.ID)+"/remove", nil), http.StatusSeeOther)
+	if got := doc(t, c.get("/members")).Find(`[data-testid=flash]`).Text(); got != "Removed "+bob.Email+" and revoked 1 API token they created." {
+		t.Errorf("flash = %q", got)
+	}
+	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	c.get("/members")
+	wantStatus(t, c.post("/members/"+itoa(viewer.ID)+"/remove", nil), http.StatusSeeOther)
+	if got := doc(t, c.get("/members")).Find(`[data-testid=flash]`).Text(); got != "Removed "+viewer.Email+"." {
+		t.Errorf("flash = %q", got)
 	}
 }
