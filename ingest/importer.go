@@ -118,6 +118,10 @@ var errDuplicate = errors.New("duplicate file")
 // one pass over a large file is worth more than a fast answer for the rare
 // duplicate). A bad file returns an *ImportError and writes nothing but the
 // failed entry in the history.
+//
+// The whole import runs on one database connection, which holds the
+// import's lock while it runs: if the process dies mid-file, FailInterrupted
+// (in any process) marks the import failed.
 func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	// The name is stored with the import and shown in its history, so it
 	// must be text Postgres can hold. The web layer refuses such a name in
@@ -136,6 +140,17 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
 	}
+	var res ImportResult
+	err := im.store.Conn(ctx, func(st *store.Store) error {
+		var err error
+		res, err = im.With(st).importOn(ctx, req, file)
+		return err
+	})
+	return res, err
+}
+
+// importOn is Import on the one connection im.store holds.
+func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	loc := req.Org.Location()
 	imp, err := im.store.CreateImport(ctx, store.NewImport{
 		OrgID: req.Org.ID, FileName: req.FileName, Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
@@ -143,6 +158,10 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 	if err != nil {
 		return ImportResult{}, err
 	}
+	// Deferred first, so it runs last: the lock goes once the row says how
+	// the import ended. Should it fail, the connection is broken and the
+	// lock ends with it.
+	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), imp.ID) }()
 	fail := func(source Source, cause error) (ImportResult, error) {
 		ierr := &ImportError{ImportID: imp.ID, FileName: req.FileName, Err: cause}
 		line, col := ierr.Position()
@@ -227,6 +246,21 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 		return ImportResult{}, err
 	}
 	return ResultOf(done), nil
+}
+
+// InterruptedMessage is the error an import is left with when its importer
+// went away mid-file.
+const InterruptedMessage = "interrupted: the server stopped; upload it again"
+
+// FailInterrupted marks failed, with InterruptedMessage, every import whose
+// importer is gone: the server crashed or was stopped mid-file, or its
+// database connection ended. Nothing of such an import was written (its data
+// transaction ended with the connection), but its row said "processing"
+// forever. Imports still running, in this process or another, are left
+// alone, so every process may call it at any time; serve does at start and
+// then periodically. It returns the imports it failed.
+func FailInterrupted(ctx context.Context, st *store.Store) ([]store.Import, error) {
+	return st.FailInterruptedImports(ctx, InterruptedMessage)
 }
 
 // duplicate answers an upload of a file the org has: the earlier import,

@@ -14,14 +14,17 @@ const APITokenPrefix = "brt_"
 // APIToken lets a script act for an org over the HTTP API. Only its hash and
 // its first characters (Prefix, shown in lists) are stored.
 type APIToken struct {
-	OrgID      int64
-	ID         int64
-	Name       string
-	Prefix     string
-	CreatedBy  int64
-	CreatedAt  time.Time
-	LastUsedAt *time.Time
-	RevokedAt  *time.Time
+	OrgID     int64
+	ID        int64
+	Name      string
+	Prefix    string
+	CreatedBy int64
+	// CreatorEmail is who created the token ("" once their account is
+	// gone). Set by APITokens only.
+	CreatorEmail string
+	CreatedAt    time.Time
+	LastUsedAt   *time.Time
+	RevokedAt    *time.Time
 }
 
 const apiTokenColumns = "org_id, id, name, prefix, coalesce(created_by, 0), created_at, last_used_at, revoked_at"
@@ -47,15 +50,23 @@ func (s *Store) CreateAPIToken(ctx context.Context, orgID int64, name string, cr
 	return t, secret, nil
 }
 
-// APITokens lists orgID's tokens, newest first, revoked ones included.
+// APITokens lists orgID's tokens with who created them, newest first,
+// revoked ones included.
 func (s *Store) APITokens(ctx context.Context, orgID int64) ([]APIToken, error) {
 	rows, err := s.q.Query(ctx, `
-		SELECT `+apiTokenColumns+` FROM api_tokens WHERE org_id = $1
-		ORDER BY created_at DESC, id DESC`, orgID)
+		SELECT t.org_id, t.id, t.name, t.prefix, coalesce(t.created_by, 0), coalesce(u.email, ''),
+			t.created_at, t.last_used_at, t.revoked_at
+		FROM api_tokens t LEFT JOIN users u ON u.id = t.created_by
+		WHERE t.org_id = $1
+		ORDER BY t.created_at DESC, t.id DESC`, orgID)
 	if err != nil {
 		return nil, mapError("list api tokens", err)
 	}
-	ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (APIToken, error) { return scanAPIToken(row) })
+	ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (APIToken, error) {
+		var t APIToken
+		err := row.Scan(&t.OrgID, &t.ID, &t.Name, &t.Prefix, &t.CreatedBy, &t.CreatorEmail, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt)
+		return t, err
+	})
 	return ts, mapError("list api tokens", err)
 }
 
@@ -77,4 +88,16 @@ func (s *Store) RevokeAPIToken(ctx context.Context, orgID, id int64) error {
 		err = pgx.ErrNoRows
 	}
 	return mapError("revoke api token", err)
+}
+
+// revokeAPITokensBy revokes the live tokens userID created in orgID and
+// counts them.
+func (s *Store) revokeAPITokensBy(ctx context.Context, orgID, userID int64) (int64, error) {
+	tag, err := s.q.Exec(ctx, `
+		UPDATE api_tokens SET revoked_at = now()
+		WHERE org_id = $1 AND created_by = $2 AND revoked_at IS NULL`, orgID, userID)
+	if err != nil {
+		return 0, mapError("revoke api tokens of member", err)
+	}
+	return tag.RowsAffected(), nil
 }

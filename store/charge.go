@@ -314,31 +314,31 @@ func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string
 func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
 	var res WriteResult
 	tz := loc.String()
-	// COPY is refused under row-level security, so a fenced connection
-	// writes its import as the connecting role for this transaction only
-	// (SET LOCAL reverts at commit or rollback). Every statement below is
-	// scoped by orgID explicitly.
-	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
-		return res, mapError("write charges: role", err)
-	}
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
 	if dedupe == DedupeNone {
 		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}}
 	}
 
-	target := pgx.Identifier{"charges"}
-	if dedupe != DedupeNone {
+	var copied int64
+	if dedupe == DedupeNone {
+		n, err := s.copyUnfenced(ctx, cs)
+		if err != nil {
+			return res, err
+		}
+		copied = n
+	} else {
 		// Keyed rows go through a staging table, so that known keys can be
 		// skipped or replaced with ON CONFLICT / DELETE rather than
-		// failing the COPY.
+		// failing the COPY. A temporary table has no row-level security,
+		// so a fenced connection copies into it as itself.
 		if _, err := s.q.Exec(ctx, `CREATE TEMP TABLE charges_staging (LIKE charges INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
 			return res, mapError("write charges: staging", err)
 		}
-		target = pgx.Identifier{"charges_staging"}
-	}
-	copied, err := s.q.CopyFrom(ctx, target, chargeColumns, cs)
-	if err != nil {
-		return res, fmt.Errorf("write charges: %w", err)
+		n, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges_staging"}, chargeColumns, cs)
+		if err != nil {
+			return res, fmt.Errorf("write charges: %w", err)
+		}
+		copied = n
 	}
 
 	switch dedupe {
@@ -402,6 +402,30 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		return res, mapError("write charges: drop empty rollups", err)
 	}
 	return res, nil
+}
+
+// copyUnfenced copies cs into charges. COPY is refused under row-level
+// security, so a fenced connection drops to the connecting role for the
+// COPY alone (SET LOCAL: the transaction's end would revert it too) and
+// takes its role back right after: every later statement of the import
+// (restatements, rollups, the import's status) stays confined to the org.
+// copySource writes orgID into every row, whatever the file says.
+func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error) {
+	var role string
+	if err := s.q.QueryRow(ctx, `SELECT current_setting('role')`).Scan(&role); err != nil {
+		return 0, mapError("write charges: role", err)
+	}
+	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
+		return 0, mapError("write charges: role", err)
+	}
+	copied, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges"}, chargeColumns, cs)
+	if err != nil {
+		return 0, fmt.Errorf("write charges: %w", err)
+	}
+	if _, err := s.q.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
+		return 0, mapError("write charges: role", err)
+	}
+	return copied, nil
 }
 
 // RebuildDailySpend recomputes orgID's rollups from its charges, for when

@@ -79,19 +79,72 @@ type NewImport struct {
 	Via        string
 }
 
+// importLock is the Postgres advisory lock (its two int4 keys, over the
+// import id in SQL) that the connection importing a file holds from the
+// moment its import row exists until it is done: while the lock is held,
+// the import is alive; once the connection ends, whatever ended it (a crash,
+// kill -9, a terminated backend), Postgres releases the lock. The first key
+// says "import", the second is the id; ids past 2^31 (two billion imports)
+// would wrap, and two imports 2^31 apart would then take turns.
+func importLock(id string) string {
+	return "1112688896, (" + id + " % 2147483648)::int4"
+}
+
 // CreateImport records a file as processing, so that it shows in the history
 // while it is read. It is committed on its own, outside the import's data
 // transaction, so that a failure can be recorded against it.
+//
+// The connection that runs it holds the import's lock (see importLock) until
+// EndImport or until the connection ends, so run the whole import on one
+// connection (Fenced or Conn). The row and the lock come in one statement:
+// no sweep can see the row without its lock.
 func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
-		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via)
-		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7)
-		RETURNING id`, n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id)
+		WITH i AS (
+			INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via)
+			VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7)
+			RETURNING id
+		)
+		SELECT id, pg_advisory_lock(`+importLock("id")+`) FROM i`,
+		n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id, nil)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}
 	return s.Import(ctx, n.OrgID, id)
+}
+
+// EndImport releases the import's lock once its row says how it ended
+// (FinishImport, FailImport or DeleteImport). Call it on the connection that
+// ran CreateImport.
+func (s *Store) EndImport(ctx context.Context, id int64) error {
+	_, err := s.q.Exec(ctx, `SELECT pg_advisory_unlock(`+importLock("$1::bigint")+`)`, id)
+	return mapError("end import", err)
+}
+
+// FailInterruptedImports marks failed, with msg, every import of every org
+// that is still processing although no connection holds its lock any more:
+// its importer is gone, and with it the import's data transaction. Imports
+// that another process (or this one) is still running keep their lock and
+// are left alone, so any number of servers may sweep at any time. It
+// returns the imports it failed.
+func (s *Store) FailInterruptedImports(ctx context.Context, msg string) ([]Import, error) {
+	// The try-lock is transaction-level: the sweep holds each lock it wins
+	// only until its transaction ends. A row an importer finished after the
+	// statement's snapshot is re-checked on update and skipped.
+	rows, err := s.q.Query(ctx, `
+		WITH i AS (
+			UPDATE imports SET status = 'failed', error = $1, error_line = NULL, error_column = '', finished_at = now()
+			WHERE status = 'processing' AND pg_try_advisory_xact_lock(`+importLock("id")+`)
+			RETURNING *
+		)
+		SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by
+		ORDER BY i.org_id, i.id`, msg)
+	if err != nil {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	is, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Import, error) { return scanImport(row) })
+	return is, mapError("fail interrupted imports", err)
 }
 
 // Import returns one of orgID's imports. Returns ErrNotFound if there is none.

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -94,24 +96,88 @@ func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) e
 	return mapError("add member", err)
 }
 
-// UpdateMemberRole changes a member's role. Returns ErrNotFound if userID is
-// not a member of orgID.
-func (s *Store) UpdateMemberRole(ctx context.Context, orgID, userID int64, role Role) error {
-	tag, err := s.q.Exec(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = pgx.ErrNoRows
-	}
-	return mapError("update member role", err)
+// ErrLastOwner is returned by a change that would leave an org without an
+// owner.
+var ErrLastOwner = errors.New("an org needs at least one owner")
+
+// lockOwnership takes, for the rest of the transaction, the lock that every
+// change of an org's owners takes: its org row (FOR NO KEY UPDATE, which
+// leaves inserts referencing the org alone). Two changes then run one after
+// the other, and the second counts the owners the first left; counting and
+// then updating without it let two owners demote each other at once and
+// leave the org with none.
+func (s *Store) lockOwnership(ctx context.Context, orgID int64) error {
+	_, err := s.q.Exec(ctx, `SELECT FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID)
+	return err
 }
 
-// RemoveMember removes userID from orgID. Returns ErrNotFound if userID is
-// not a member.
-func (s *Store) RemoveMember(ctx context.Context, orgID, userID int64) error {
-	tag, err := s.q.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = pgx.ErrNoRows
-	}
-	return mapError("remove member", err)
+// memberChange runs change on userID's membership in orgID under the
+// ownership lock, after allow has vetted the membership as it stands under
+// that lock. It refuses with ErrLastOwner when the change takes an owner
+// away (demote says whether it does, given the member) and no other owner
+// remains.
+func (s *Store) memberChange(ctx context.Context, op string, orgID, userID int64, allow func(Member) error,
+	demote func(Member) bool, change func(tx *Store, m Member) error) (Member, error) {
+	var m Member
+	err := s.InTx(ctx, func(tx *Store) error {
+		if err := tx.lockOwnership(ctx, orgID); err != nil {
+			return mapError(op, err)
+		}
+		var err error
+		if m, err = tx.Membership(ctx, orgID, userID); err != nil {
+			return err
+		}
+		if allow != nil {
+			if err := allow(m); err != nil {
+				return err
+			}
+		}
+		if m.Role == RoleOwner && demote(m) {
+			n, err := tx.OwnerCount(ctx, orgID)
+			if err != nil {
+				return err
+			}
+			if n <= 1 {
+				return fmt.Errorf("%s: %w", op, ErrLastOwner)
+			}
+		}
+		return change(tx, m)
+	})
+	return m, err
+}
+
+// SetMemberRole changes userID's role in orgID and returns the membership as
+// it was. allow, when not nil, vets that membership first (who may change
+// whom) and may refuse with an error of its own. Returns ErrNotFound if
+// userID is not a member, ErrLastOwner if the org would be left without an
+// owner.
+func (s *Store) SetMemberRole(ctx context.Context, orgID, userID int64, role Role, allow func(Member) error) (Member, error) {
+	return s.memberChange(ctx, "set member role", orgID, userID, allow,
+		func(Member) bool { return role != RoleOwner },
+		func(tx *Store, _ Member) error {
+			_, err := tx.q.Exec(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role)
+			return mapError("set member role", err)
+		})
+}
+
+// RemoveMember removes userID from orgID and, in the same transaction,
+// revokes the API tokens they created in orgID: a token must not outlive
+// its maker's access. It returns the membership as it was and how many
+// tokens it revoked. allow is as for SetMemberRole. Returns ErrNotFound if
+// userID is not a member, ErrLastOwner for the last owner.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID int64, allow func(Member) error) (Member, int64, error) {
+	var revoked int64
+	m, err := s.memberChange(ctx, "remove member", orgID, userID, allow,
+		func(Member) bool { return true },
+		func(tx *Store, _ Member) error {
+			if _, err := tx.q.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
+				return mapError("remove member", err)
+			}
+			var err error
+			revoked, err = tx.revokeAPITokensBy(ctx, orgID, userID)
+			return err
+		})
+	return m, revoked, err
 }
 
 // OwnerCount counts orgID's owners; the last owner can be neither demoted nor

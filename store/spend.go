@@ -135,11 +135,33 @@ type DaySpend struct {
 	Currency string
 	Group    string
 	Amount   decimal.Decimal
+	// Other marks the day's sum of the groups left out by a TopGroups
+	// limit (Group is "" then); OtherGroups is how many groups of the
+	// currency spent in the limit's days without making its top.
+	Other       bool
+	OtherGroups int
+}
+
+// TopGroups limits a grouped SpendByDay to the N groups of each currency
+// that spent most between From and To (both included); the currency's other
+// groups come summed, day by day, in rows marked Other. Totals are those of
+// every group: only the breakdown is shorter.
+type TopGroups struct {
+	N        int
+	From, To time.Time
 }
 
 // SpendByDay sums orgID's spend per day and currency, and per value of
 // group unless group is "". It reads daily_spend only.
 func (s *Store) SpendByDay(ctx context.Context, orgID int64, f SpendFilter, group Dimension) ([]DaySpend, error) {
+	return s.SpendByDayTop(ctx, orgID, f, group, TopGroups{})
+}
+
+// SpendByDayTop is SpendByDay with the groups of each currency beyond
+// top.N summed as Other (every group when top.N is 0). However many values
+// the group takes (thousands of models, say), it returns at most top.N+1
+// rows per day and currency.
+func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, group Dimension, top TopGroups) ([]DaySpend, error) {
 	args := []any{orgID}
 	where := f.where(&args)
 	groupCol := "''"
@@ -149,18 +171,60 @@ func (s *Store) SpendByDay(ctx context.Context, orgID int64, f SpendFilter, grou
 		}
 		groupCol = group.column()
 	}
-	rows, err := s.q.Query(ctx, `
-		SELECT day, currency, `+groupCol+`, sum(`+f.Cost.column()+`)
+	var query string
+	if group == "" || top.N <= 0 {
+		query = `
+		SELECT day, currency, ` + groupCol + `, sum(` + f.Cost.column() + `), false, 0
 		FROM daily_spend
-		WHERE `+where+`
+		WHERE ` + where + `
 		GROUP BY 1, 2, 3
-		ORDER BY 1, 2, 4 DESC, 3`, args...)
+		ORDER BY 1, 2, 4 DESC, 3`
+	} else {
+		args = append(args, top.N, top.From, top.To)
+		n, from, to := "$"+strconv.Itoa(len(args)-2), "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
+		// Groups are ranked by their spend in the limit's days, per
+		// currency, ties by name; the rest are summed as one per day.
+		// Window functions only, no joins: right after an import the
+		// planner may have no statistics for the new rows, and a join of
+		// the day rows with their groups became a nested loop, quadratic
+		// in the number of groups. dense_rank gives each group its own
+		// rank (the name breaks ties); first marks one row of each group,
+		// to count the groups folded.
+		query = `
+		WITH d AS (
+			SELECT day, currency, ` + groupCol + ` AS grp, sum(` + f.Cost.column() + `) AS amount
+			FROM daily_spend
+			WHERE ` + where + `
+			GROUP BY 1, 2, 3
+		), g AS (
+			SELECT day, currency, grp, amount,
+				coalesce(sum(amount) FILTER (WHERE day BETWEEN ` + from + ` AND ` + to + `) OVER w, 0) AS ranked_by,
+				bool_or(day BETWEEN ` + from + ` AND ` + to + `) OVER w AS in_range,
+				row_number() OVER w = 1 AS first
+			FROM d
+			WINDOW w AS (PARTITION BY currency, grp)
+		), r AS (
+			SELECT *, dense_rank() OVER (PARTITION BY currency ORDER BY ranked_by DESC, grp) > ` + n + ` AS other
+			FROM g
+		), o AS (
+			SELECT *, count(*) FILTER (WHERE first AND in_range AND other) OVER (PARTITION BY currency) AS folded
+			FROM r
+		)
+		SELECT day, currency, CASE WHEN other THEN '' ELSE grp END, sum(amount), other, max(folded)::int
+		FROM o
+		GROUP BY 1, 2, 3, 5
+		ORDER BY 1, 2, 5, 4 DESC, 3`
+	}
+	rows, err := s.q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DaySpend, error) {
 		var d DaySpend
-		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount)
+		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other, &d.OtherGroups)
+		if !d.Other {
+			d.OtherGroups = 0
+		}
 		return d, err
 	})
 	return out, mapError("spend by day", err)

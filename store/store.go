@@ -91,6 +91,22 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	})
 }
 
+// Conn runs fn on one connection: its own when s already has one (fenced,
+// or in a transaction), else one held from the pool for fn's duration. Work
+// that holds session state across statements, such as an import's lock,
+// needs it.
+func (s *Store) Conn(ctx context.Context, fn func(st *Store) error) error {
+	if _, ok := s.q.(*pgxpool.Pool); !ok {
+		return fn(s)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("store: acquire: %w", err)
+	}
+	defer conn.Release()
+	return fn(&Store{pool: s.pool, q: conn})
+}
+
 // Fenced runs fn on a connection scoped to one org by row-level security: as
 // the role burnrate_app with burnrate.org_id set, so that even a query that
 // forgot its org_id cannot see another org's rows. userID (0 for none) may

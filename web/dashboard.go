@@ -118,7 +118,10 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 			span.To = month.To
 		}
 	}
-	rows, err := st.SpendByDay(ctx, org.ID, span, sq.Group)
+	// The range's top groups, the rest summed as one per day: this query
+	// and all that is built from it stay the same size however many
+	// values the group takes.
+	rows, err := st.SpendByDayTop(ctx, org.ID, span, sq.Group, store.TopGroups{N: topGroups, From: f.From, To: f.To})
 	if err != nil {
 		return d, err
 	}
@@ -160,7 +163,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		v.Budgets = append(v.Budgets, budgetStatusOf(b, today, 0, spend[b.ID]))
 	}
 
-	wideSeries := buildSeries(rows, wide.From, f.To)
+	wideSeries := buildSeries(rows, wide.From, f.To, sq.Group)
 	for _, ws := range wideSeries {
 		rs := ws.trim(f.From)
 		d.series = append(d.series, rs)
@@ -192,10 +195,75 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		}
 		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: share(dr.Amount, totals[dr.Currency])})
 	}
-	v.AllDrivers = breakdown.Drivers
-	v.GPUs, v.Models = breakdown.GPUs, breakdown.Models
+	v.AllDrivers = foldDrivers(breakdown.Drivers, exportDrivers)
+	v.GPUs, v.Models = breakdown.GPUs, foldModels(breakdown.Models, topGroups)
 	v.Chart = d.chart
 	return d, nil
+}
+
+// exportDrivers is how many drivers of each currency the drivers CSV lists
+// (the page shows topDrivers); the rest are summed in one last row.
+const exportDrivers = 200
+
+// foldDrivers keeps each currency's n largest drivers and sums the rest
+// into one row per currency, which says in its provider column what it
+// sums.
+func foldDrivers(ds []store.Driver, n int) []store.Driver {
+	return foldRest(ds, n, func(d store.Driver) string { return d.Currency },
+		func(sum *store.Driver, d store.Driver) { sum.Amount = sum.Amount.Add(d.Amount) },
+		func(sum *store.Driver, cur string, folded int) {
+			sum.Currency, sum.Provider = cur, otherName(folded, "provider/service/account/model combination")
+		})
+}
+
+// foldModels keeps each currency's n largest models and sums the rest,
+// money, tokens and requests, into one row per currency named for what it
+// sums.
+func foldModels(ms []store.ModelUsage, n int) []store.ModelUsage {
+	return foldRest(ms, n, func(m store.ModelUsage) string { return m.Currency },
+		func(sum *store.ModelUsage, m store.ModelUsage) {
+			sum.Amount = sum.Amount.Add(m.Amount)
+			sum.InputTokens += m.InputTokens
+			sum.OutputTokens += m.OutputTokens
+			sum.CachedTokens += m.CachedTokens
+			sum.Requests += m.Requests
+		},
+		func(sum *store.ModelUsage, cur string, folded int) {
+			sum.Currency, sum.Model = cur, otherName(folded, "model")
+		})
+}
+
+// foldRest keeps the first n items of each currency (xs comes largest
+// first) and sums the others of each currency into one item, put after
+// them: add adds an item to a sum (which starts as the zero item), and
+// name gives a sum its currency and a label saying how many items it
+// holds.
+func foldRest[T any](xs []T, n int, currency func(T) string, add func(sum *T, x T), name func(sum *T, cur string, folded int)) []T {
+	var out []T
+	kept, folded := map[string]int{}, map[string]int{}
+	sums := map[string]*T{}
+	var curs []string
+	for _, x := range xs {
+		cur := currency(x)
+		if kept[cur] < n {
+			kept[cur]++
+			out = append(out, x)
+			continue
+		}
+		sum := sums[cur]
+		if sum == nil {
+			sum = new(T)
+			sums[cur] = sum
+			curs = append(curs, cur)
+		}
+		add(sum, x)
+		folded[cur]++
+	}
+	for _, cur := range curs {
+		name(sums[cur], cur, folded[cur])
+		out = append(out, *sums[cur])
+	}
+	return out
 }
 
 func share(part, whole decimal.Decimal) int {
@@ -255,12 +323,13 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // dailyTable is a series as the table shown without JavaScript: the
-// largest groups as columns, the rest summed as "other".
+// largest groups as columns, the rest (otherGroup included) summed as
+// "other".
 func dailyTable(s series, anomalies []anomaly) views.DailyTable {
 	t := views.DailyTable{Currency: s.Currency, Total: s.total()}
 	groups := s.Groups
-	if len(groups) > maxTableGroups {
-		groups = groups[:maxTableGroups-1]
+	if n := len(groups); n > maxTableGroups || (n > 0 && groups[n-1] == otherGroup) {
+		groups = groups[:min(n-1, maxTableGroups-1)]
 		t.Other = true
 	}
 	t.Groups = groups
@@ -331,6 +400,9 @@ type currencyPlot struct {
 type plotSeries struct {
 	Name string   `json:"name"`
 	Data []string `json:"data"`
+	// OtherGroups is set on the series that sums the groups beyond the
+	// view's top ones: how many it sums (its name says so too).
+	OtherGroups int `json:"other_groups,omitempty"`
 }
 
 type plotBudget struct {
@@ -360,7 +432,10 @@ func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQue
 		p.Cumulative = append(p.Cumulative, cum.String())
 	}
 	for _, g := range s.Groups {
-		ps := plotSeries{Name: groupName(g)}
+		ps := plotSeries{Name: groupName(s.name(g))}
+		if g == otherGroup {
+			ps.OtherGroups = s.Other
+		}
 		for _, v := range s.ByGroup[g] {
 			ps.Data = append(ps.Data, v.String())
 		}
@@ -407,7 +482,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 			for _, g := range s.Groups {
 				for i, day := range s.Days {
 					if x := s.ByGroup[g][i]; !x.IsZero() {
-						t.add(day.Format(time.DateOnly), s.Currency, g, money(x))
+						t.add(day.Format(time.DateOnly), s.Currency, s.name(g), money(x))
 					}
 				}
 			}

@@ -43,8 +43,6 @@ func pathID(c echo.Context, name string) (int64, error) {
 // handleMemberRole changes a member's role. Only owners make owners, and
 // the last owner stays one.
 func (s *Server) handleMemberRole(c echo.Context) error {
-	ctx := c.Request().Context()
-	org := currentOrg(c)
 	userID, err := pathID(c, "user_id")
 	if err != nil {
 		return err
@@ -53,22 +51,17 @@ func (s *Server) handleMemberRole(c echo.Context) error {
 	if !role.Valid() {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "Unknown role "+strconv.Quote(string(role))+": use owner, admin, member or viewer.")
 	}
-	db := s.db(c)
-	m, err := db.Membership(ctx, org.ID, userID)
-	if err != nil {
-		return err
-	}
-	if (role == store.RoleOwner || m.Role == store.RoleOwner) && currentRole(c) != store.RoleOwner {
-		return echo.NewHTTPError(http.StatusForbidden, "Only owners can make or unmake owners.")
-	}
-	if m.Role == store.RoleOwner && role != store.RoleOwner {
-		if n, err := db.OwnerCount(ctx, org.ID); err != nil {
-			return err
-		} else if n <= 1 {
-			return errLastOwner
+	actor := currentRole(c)
+	m, err := s.db(c).SetMemberRole(c.Request().Context(), currentOrg(c).ID, userID, role, func(m store.Member) error {
+		if (role == store.RoleOwner || m.Role == store.RoleOwner) && actor != store.RoleOwner {
+			return echo.NewHTTPError(http.StatusForbidden, "Only owners can make or unmake owners.")
 		}
+		return nil
+	})
+	if errors.Is(err, store.ErrLastOwner) {
+		return errLastOwner
 	}
-	if err := db.UpdateMemberRole(ctx, org.ID, userID, role); err != nil {
+	if err != nil {
 		return err
 	}
 	s.flash(c, m.Email+" is now "+string(role)+".")
@@ -76,32 +69,36 @@ func (s *Server) handleMemberRole(c echo.Context) error {
 }
 
 func (s *Server) handleMemberRemove(c echo.Context) error {
-	ctx := c.Request().Context()
-	org := currentOrg(c)
 	userID, err := pathID(c, "user_id")
 	if err != nil {
 		return err
 	}
-	db := s.db(c)
-	m, err := db.Membership(ctx, org.ID, userID)
+	actor := currentRole(c)
+	m, revoked, err := s.db(c).RemoveMember(c.Request().Context(), currentOrg(c).ID, userID, func(m store.Member) error {
+		if m.Role == store.RoleOwner && actor != store.RoleOwner {
+			return echo.NewHTTPError(http.StatusForbidden, "Only owners can remove owners.")
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrLastOwner) {
+		return errLastOwner
+	}
 	if err != nil {
 		return err
 	}
-	if m.Role == store.RoleOwner {
-		if currentRole(c) != store.RoleOwner {
-			return echo.NewHTTPError(http.StatusForbidden, "Only owners can remove owners.")
-		}
-		if n, err := db.OwnerCount(ctx, org.ID); err != nil {
-			return err
-		} else if n <= 1 {
-			return errLastOwner
-		}
-	}
-	if err := db.RemoveMember(ctx, org.ID, userID); err != nil {
-		return err
-	}
-	s.flash(c, "Removed "+m.Email+".")
+	s.flash(c, removedText(m.Email, revoked))
 	return c.Redirect(http.StatusSeeOther, "/members")
+}
+
+// removedText confirms a removal and says how many API tokens went with it.
+func removedText(email string, revokedTokens int64) string {
+	switch revokedTokens {
+	case 0:
+		return "Removed " + email + "."
+	case 1:
+		return "Removed " + email + " and revoked 1 API token they created."
+	}
+	return "Removed " + email + " and revoked " + strconv.FormatInt(revokedTokens, 10) + " API tokens they created."
 }
 
 // handleInviteCreate makes an invite link and shows it once.

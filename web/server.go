@@ -29,6 +29,10 @@ type Config struct {
 	MaxUploadBytes int64
 	// Version is shown in /healthz.
 	Version string
+	// DashboardCacheBytes bounds the memory computed dashboards are kept
+	// in, by their estimated size (DefaultDashboardCacheBytes when 0,
+	// nothing kept when negative).
+	DashboardCacheBytes int64
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -51,7 +55,10 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.MaxUploadBytes == 0 {
 		cfg.MaxUploadBytes = 512 << 20
 	}
-	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache()}
+	if cfg.DashboardCacheBytes == 0 {
+		cfg.DashboardCacheBytes = DefaultDashboardCacheBytes
+	}
+	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes)}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.echo.HideBanner = true

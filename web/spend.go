@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,14 +151,44 @@ func (sq spendQuery) values() url.Values {
 	return v
 }
 
+// topGroups is how many groups of each currency a dashboard view lays out
+// (series, daily table, models table), the largest by spend in the range;
+// the rest are summed as one "Other". Without it a view of thousands of
+// models held thousands of series of every day, hundreds of megabytes.
+const topGroups = 25
+
+// otherGroup is the key of the series that sums the groups beyond the
+// top: Postgres text cannot hold a NUL byte, so no real group has it.
+const otherGroup = "\x00other"
+
+// otherName names what a row or series summing n left-out values of dim
+// holds, for people and for exports alike.
+func otherName(n int, dim string) string {
+	if n == 1 {
+		return "Other (1 more " + dim + ")"
+	}
+	return "Other (" + strconv.Itoa(n) + " more " + dim + "s)"
+}
+
 // series is one currency's daily spend, per group, over a run of days with
 // no gaps.
 type series struct {
 	Currency string
 	Days     []time.Time
-	Groups   []string                     // largest total first
+	Groups   []string                     // largest total first; otherGroup, when there, last
 	ByGroup  map[string][]decimal.Decimal // aligned with Days
 	Totals   []decimal.Decimal            // per day, all groups
+	Dim      store.Dimension              // what the groups are values of
+	Other    int                          // how many groups otherGroup sums
+}
+
+// name is group g as shown and exported: itself, or for otherGroup what it
+// sums.
+func (s series) name(g string) string {
+	if g == otherGroup {
+		return otherName(s.Other, string(s.Dim))
+	}
+	return g
 }
 
 // total is the series' sum.
@@ -170,8 +201,9 @@ func (s series) total() decimal.Decimal {
 }
 
 // buildSeries lays rows out per currency over every day from..to, missing
-// days and groups at zero. Currencies come in alphabetical order.
-func buildSeries(rows []store.DaySpend, from, to time.Time) []series {
+// days and groups at zero; rows marked Other go to otherGroup. dim is what
+// the rows are grouped by. Currencies come in alphabetical order.
+func buildSeries(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []series {
 	n := budget.DaysBetween(from, to) + 1
 	byCur := map[string]*series{}
 	groupTotals := map[string]map[string]decimal.Decimal{}
@@ -182,21 +214,26 @@ func buildSeries(rows []store.DaySpend, from, to time.Time) []series {
 		}
 		s := byCur[r.Currency]
 		if s == nil {
-			s = &series{Currency: r.Currency, ByGroup: map[string][]decimal.Decimal{}, Totals: make([]decimal.Decimal, n)}
+			s = &series{Currency: r.Currency, ByGroup: map[string][]decimal.Decimal{}, Totals: make([]decimal.Decimal, n), Dim: dim}
 			for d := 0; d < n; d++ {
 				s.Days = append(s.Days, budget.AddDays(from, d))
 			}
 			byCur[r.Currency] = s
 			groupTotals[r.Currency] = map[string]decimal.Decimal{}
 		}
-		g := s.ByGroup[r.Group]
+		key := r.Group
+		if r.Other {
+			key = otherGroup
+			s.Other = max(s.Other, r.OtherGroups)
+		}
+		g := s.ByGroup[key]
 		if g == nil {
 			g = make([]decimal.Decimal, n)
-			s.ByGroup[r.Group] = g
+			s.ByGroup[key] = g
 		}
 		g[i] = g[i].Add(r.Amount)
 		s.Totals[i] = s.Totals[i].Add(r.Amount)
-		groupTotals[r.Currency][r.Group] = groupTotals[r.Currency][r.Group].Add(r.Amount)
+		groupTotals[r.Currency][key] = groupTotals[r.Currency][key].Add(r.Amount)
 	}
 	var out []series
 	for cur, s := range byCur {
@@ -205,6 +242,9 @@ func buildSeries(rows []store.DaySpend, from, to time.Time) []series {
 			s.Groups = append(s.Groups, g)
 		}
 		sort.Slice(s.Groups, func(i, j int) bool {
+			if oi, oj := s.Groups[i] == otherGroup, s.Groups[j] == otherGroup; oi != oj {
+				return oj
+			}
 			if c := gt[s.Groups[i]].Cmp(gt[s.Groups[j]]); c != 0 {
 				return c > 0
 			}
@@ -279,7 +319,7 @@ func findAnomalies(s series, start int) []anomaly {
 			vs := s.ByGroup[g]
 			gb := median(vs[i-anomalyWindow : i])
 			if vs[i].GreaterThan(gb) {
-				a.Drivers = append(a.Drivers, mover{Group: g, Currency: s.Currency, Before: gb, After: vs[i]})
+				a.Drivers = append(a.Drivers, mover{Group: s.name(g), Currency: s.Currency, Before: gb, After: vs[i]})
 			}
 		}
 		sortMovers(a.Drivers)
@@ -327,7 +367,7 @@ func movers(s series, end, span, limit int) []mover {
 	var out []mover
 	for _, g := range s.Groups {
 		vs := s.ByGroup[g]
-		m := mover{Group: g, Currency: s.Currency}
+		m := mover{Group: s.name(g), Currency: s.Currency}
 		for i := end - span + 1; i <= end; i++ {
 			m.After = m.After.Add(vs[i])
 		}

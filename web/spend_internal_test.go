@@ -23,7 +23,7 @@ func TestAnomaliesAndMovers(t *testing.T) {
 	add(10, "aws", "300")    // day 10: 420 against a median of 120 → anomaly, driven by aws
 	add(14, "openai", "100") // day 14: 220, less than 2 × 120 → not one
 	add(19, "gcp", "5")      // a new group on the last day
-	s := buildSeries(rows, day0, day0.AddDate(0, 0, 19))[0]
+	s := buildSeries(rows, day0, day0.AddDate(0, 0, 19), store.DimProvider)[0]
 
 	got := findAnomalies(s, 0)
 	if len(got) != 1 || !got[0].Day.Equal(day0.AddDate(0, 0, 10)) || got[0].Drivers[0].Group != "aws" || !got[0].Baseline.Equal(decimal.NewFromInt(120)) {
@@ -36,7 +36,7 @@ func TestAnomaliesAndMovers(t *testing.T) {
 		{Day: day0.AddDate(0, 0, 2), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 3), Currency: "USD", Amount: decimal.NewFromInt(1)},
 		{Day: day0.AddDate(0, 0, 4), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 5), Currency: "USD", Amount: decimal.NewFromInt(1)},
 		{Day: day0.AddDate(0, 0, 6), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 7), Currency: "USD", Amount: decimal.NewFromInt(40)},
-	}, day0, day0.AddDate(0, 0, 7))[0]
+	}, day0, day0.AddDate(0, 0, 7), store.DimProvider)[0]
 	if a := findAnomalies(small, 0); len(a) != 0 {
 		t.Fatalf("40 after 1s is flagged: %+v", a)
 	}
@@ -52,5 +52,34 @@ func TestAnomaliesAndMovers(t *testing.T) {
 	}
 	if movers(s, 5, 7, 10) != nil {
 		t.Fatal("movers without two full weeks")
+	}
+}
+
+// TestFoldModelsPerCurrency checks that the models beyond the top of each
+// currency are summed per currency, never across currencies.
+func TestFoldModelsPerCurrency(t *testing.T) {
+	t.Parallel()
+	var ms []store.ModelUsage
+	for i, cur := range []string{"USD", "EUR", "USD", "USD", "EUR", "EUR", "USD"} {
+		ms = append(ms, store.ModelUsage{Model: "m" + string(rune('a'+i)), Currency: cur, Amount: decimal.NewFromInt(int64(100 - i)),
+			InputTokens: 10, Requests: 1})
+	}
+	got := foldModels(ms, 2)
+	if len(got) != 6 {
+		t.Fatalf("folded = %+v, want 2 + 2 kept and one other per currency", got)
+	}
+	for _, want := range []store.ModelUsage{
+		{Model: "Other (2 more models)", Currency: "USD", Amount: decimal.NewFromInt(97 + 94), InputTokens: 20, Requests: 2},
+		{Model: "Other (1 more model)", Currency: "EUR", Amount: decimal.NewFromInt(95), InputTokens: 10, Requests: 1},
+	} {
+		found := false
+		for _, m := range got[4:] {
+			if m.Model == want.Model && m.Currency == want.Currency && m.Amount.Equal(want.Amount) && m.InputTokens == want.InputTokens && m.Requests == want.Requests {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %+v among the sums %+v", want, got[4:])
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
 	"github.com/burnrate/burnrate/store"
@@ -135,7 +136,27 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 		return nil, err
 	}
 	db.store = st
+	// Imports a crashed process left processing are failed by whichever
+	// process starts next; those another live process runs are left alone.
+	failInterruptedImports(ctx, st, log)
 	return db, nil
+}
+
+// failInterruptedImports marks failed the imports whose importer is gone
+// (ingest.FailInterrupted), and logs them. A failure to sweep is logged,
+// not fatal: the next sweep tries again.
+func failInterruptedImports(ctx context.Context, st *store.Store, log *slog.Logger) {
+	failed, err := ingest.FailInterrupted(ctx, st)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn("cannot look for interrupted imports", slog.Any("error", err))
+		}
+		return
+	}
+	for _, imp := range failed {
+		log.Warn("an import was interrupted (its server stopped mid-file); marked it failed",
+			slog.Int64("org_id", imp.OrgID), slog.Int64("import_id", imp.ID), slog.String("file", imp.FileName))
+	}
 }
 
 // privatePostgres is the embedded default: a Postgres cluster of Burnrate's

@@ -6,7 +6,10 @@ import (
 	"flag"
 	"log/slog"
 	"net/http"
+	"sync"
+	"time"
 
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web"
 )
 
@@ -20,6 +23,15 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		return err
 	}
 	defer db.close()
+	// openDatabase swept once; this keeps sweeping while serve runs, for
+	// the imports of other servers that die meanwhile.
+	sweepCtx, stopSweeping := context.WithCancel(ctx)
+	var sweeping sync.WaitGroup
+	sweeping.Go(func() { sweepInterruptedImports(sweepCtx, db.store, log, importSweepEvery) })
+	defer func() {
+		stopSweeping()
+		sweeping.Wait()
+	}()
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
@@ -30,4 +42,24 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		return err
 	}
 	return nil
+}
+
+// importSweepEvery is how often serve looks for imports whose importer died
+// elsewhere (another server crashed mid-file): such an import shows
+// "processing" for at most this long after.
+const importSweepEvery = time.Minute
+
+// sweepInterruptedImports fails interrupted imports every interval until
+// ctx ends.
+func sweepInterruptedImports(ctx context.Context, st *store.Store, log *slog.Logger, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			failInterruptedImports(ctx, st, log)
+		}
+	}
 }
