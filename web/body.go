@@ -8,6 +8,8 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,6 +30,8 @@ const (
 	// than any real uplink, and fast enough that a trickling client is cut
 	// off within seconds of the grace period.
 	DefaultBodyMinRate = 8 << 10
+	// DefaultMaxImportsPerOrg is Config.MaxImportsPerOrg's default.
+	DefaultMaxImportsPerOrg = 2
 
 	// bodyMemoryBytes is the largest body kept in memory; larger ones are
 	// spooled to a temporary file, so that many concurrent uploads cost
@@ -36,6 +40,9 @@ const (
 	// formBodyBytes caps the body of requests that are not uploads (forms,
 	// JSON). Uploads have their own, larger caps in the route table.
 	formBodyBytes = 1 << 20
+	// importRetryAfter is the Retry-After sent with a refused import, in
+	// seconds: an import of a large file takes about that long.
+	importRetryAfter = 30
 )
 
 // errBodyTooSlow is what a guarded body's Read returns once the client has
@@ -262,4 +269,59 @@ func spool(r io.Reader, limit int64, dir string) (*spooledBody, error) {
 		return nil, fmt.Errorf("%w: %w", errSpoolFile, err)
 	}
 	return body, nil
+}
+
+// importSlots counts the imports each org is running, to cap them: a few
+// orgs importing huge files at once must leave connections, disk and CPU
+// for everyone else.
+//
+// The count is per process. A Postgres advisory lock per slot would count
+// across every serve process, but a session lock needs a connection held
+// for the whole upload, which is what reading bodies first avoids; and what
+// the cap protects (this process's pool, temporary disk and CPU) is per
+// process anyway.
+type importSlots struct {
+	max     int
+	mu      sync.Mutex
+	running map[int64]int
+}
+
+func newImportSlots(max int) *importSlots {
+	return &importSlots{max: max, running: map[int64]int{}}
+}
+
+// acquire takes a slot for org, or reports false when all are taken.
+func (s *importSlots) acquire(org int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[org] >= s.max {
+		return false
+	}
+	s.running[org]++
+	return true
+}
+
+func (s *importSlots) release(org int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[org]--; s.running[org] <= 0 {
+		delete(s.running, org)
+	}
+}
+
+// limitImports refuses an import while the org already runs as many as
+// Config.MaxImportsPerOrg. It comes before readBody, so that a refused
+// upload is refused before it is sent, and the slot is held while the body
+// arrives too.
+func (s *Server) limitImports(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		org := currentOrg(c)
+		if !s.imports.acquire(org.ID) {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(importRetryAfter))
+			return echo.NewHTTPError(http.StatusTooManyRequests, fmt.Sprintf(
+				"%s already has %d imports running; try again when one finishes.", org.Name, s.imports.max))
+		}
+		defer s.imports.release(org.ID)
+		return next(c)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -147,7 +148,9 @@ func TestSlowUploadsLeaveOtherOrgsServed(t *testing.T) {
 	st := storetest.New(t)
 	const grace = 3 * time.Second
 	tmp := t.TempDir()
-	srv := newTestServer(st, web.Config{BodyReadGrace: grace, TempDir: tmp})
+	// No import cap here: this is about reading bodies, and the cap would
+	// turn most of the uploads away before they were read.
+	srv := newTestServer(st, web.Config{BodyReadGrace: grace, MaxImportsPerOrg: 1000, TempDir: tmp})
 	addr := serveLoopback(t, srv)
 	_, _, tokenA := orgToken(t, st, "Trickle")
 	_, _, tokenB := orgToken(t, st, "Bystander")
@@ -320,4 +323,90 @@ func TestLargeUploadsAreSpooledAndRemoved(t *testing.T) {
 		t.Fatalf("stalled upload: status %d, %v: %s; want 408", code, err, body)
 	}
 	assertEmptyDir(t, tmp)
+}
+
+// TestImportsPerOrgAreCapped holds an org's two import slots with uploads
+// still being sent: a third import of that org, by API or browser, is
+// refused with 429 and Retry-After, while another org imports; once the
+// uploads end, the org imports again.
+func TestImportsPerOrgAreCapped(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	srv := newTestServer(st, web.Config{BodyReadGrace: time.Minute})
+	addr := serveLoopback(t, srv)
+	_, ownerA, tokenA := orgToken(t, st, "Busy Imports")
+	_, _, tokenB := orgToken(t, st, "Other Imports")
+	sample, err := os.ReadFile(focusSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importAs := func(token string) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/v1/imports?filename=focus.csv", bytes.NewReader(sample))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, string(body)
+	}
+
+	held := []*rawUpload{
+		startRawUpload(t, addr, "/api/v1/imports?filename=one.csv", tokenA, 100000),
+		startRawUpload(t, addr, "/api/v1/imports?filename=two.csv", tokenA, 100000),
+	}
+	for i, u := range held {
+		if !u.awaitContinue(10 * time.Second) {
+			t.Fatalf("upload %d: the server never read its body", i)
+		}
+	}
+
+	res, body := importAs(tokenA)
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("third import of org A: status %d, want 429: %s", res.StatusCode, body)
+	}
+	if res.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After")
+	}
+	var apiErr struct{ Error string }
+	if err := json.Unmarshal([]byte(body), &apiErr); err != nil || !strings.Contains(apiErr.Error, "Busy Imports already has 2 imports running; try again when one finishes") {
+		t.Errorf("429 body = %s (%v)", body, err)
+	}
+
+	// The browser's upload form gets the same refusal, as a page.
+	b := &bundle{st: st, srv: srv}
+	c := b.client(t)
+	c.login(ownerA.Email)
+	c.get("/imports")
+	form, ctype := multipartUpload(t, map[string]string{"_csrf": c.csrf}, map[string][]byte{"focus.csv": sample})
+	req := httptest.NewRequest(http.MethodPost, "/imports", form)
+	req.Header.Set("Content-Type", ctype)
+	rec := c.do(req)
+	wantStatus(t, rec, http.StatusTooManyRequests)
+	if msg := doc(t, rec).Text(); !strings.Contains(msg, "already has 2 imports running") || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("browser 429: Retry-After %q, page %q", rec.Header().Get("Retry-After"), msg)
+	}
+
+	// Other orgs are not held up.
+	if res, body := importAs(tokenB); res.StatusCode != http.StatusCreated {
+		t.Fatalf("org B's import while org A is at its cap: status %d: %s", res.StatusCode, body)
+	}
+
+	// Once the uploads end, their slots are free again.
+	for _, u := range held {
+		u.conn.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, body := importAs(tokenA)
+		if res.StatusCode == http.StatusCreated {
+			break
+		}
+		if res.StatusCode != http.StatusTooManyRequests || time.Now().After(deadline) {
+			t.Fatalf("org A's import after its uploads ended: status %d: %s", res.StatusCode, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -98,7 +98,7 @@ func (s *Server) routes() {
 
 	// Imports: uploads, their history, and the generic column mapping.
 	e.GET("/imports", s.handleImports, app()...)
-	e.POST("/imports", s.handleImportUpload, upload(s.cfg.MaxUploadBytes)...)
+	e.POST("/imports", s.handleImportUpload, upload(s.cfg.MaxUploadBytes, s.limitImports)...)
 	e.GET("/imports/progress", s.handleImportProgress, app()...)
 	e.GET("/imports/mapping", s.handleMappingShow, app()...)
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
@@ -129,7 +129,7 @@ func (s *Server) routes() {
 	// JSON API for scripts, authenticated by org API tokens.
 	api := chain(token, formBodyBytes, nil)
 	e.GET("/api/v1/org", s.handleAPIOrg, api...)
-	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, nil)...)
+	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.limitImports})...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
 

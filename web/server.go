@@ -38,6 +38,10 @@ type Config struct {
 	// disconnected. Zero means DefaultBodyReadGrace, DefaultBodyMinRate.
 	BodyReadGrace time.Duration
 	BodyMinRate   int64 // bytes per second
+	// MaxImportsPerOrg caps the imports one org runs at once in this
+	// process; more are refused with 429. Zero means
+	// DefaultMaxImportsPerOrg.
+	MaxImportsPerOrg int
 	// TempDir is where request bodies too large for memory are spooled;
 	// empty means os.TempDir() ($TMPDIR).
 	TempDir string
@@ -53,6 +57,7 @@ type Server struct {
 	echo     *echo.Echo
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
+	imports  *importSlots    // imports running per org (body.go)
 }
 
 // NewServer wires the routes and middleware.
@@ -69,6 +74,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.BodyMinRate <= 0 {
 		cfg.BodyMinRate = DefaultBodyMinRate
 	}
+	if cfg.MaxImportsPerOrg <= 0 {
+		cfg.MaxImportsPerOrg = DefaultMaxImportsPerOrg
+	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache()}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
@@ -77,6 +85,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HTTPErrorHandler = s.handleError
 	s.metrics = newMetrics()
 	s.progress = newUploadProgress()
+	s.imports = newImportSlots(cfg.MaxImportsPerOrg)
 	s.routes()
 	return s
 }
