@@ -45,6 +45,20 @@
 // port or on a socket directory that no longer exists. A postmaster.pid whose
 // process is gone, or whose PID now belongs to a process that is not
 // postgres, is stale and is removed or left for postgres to clean up.
+//
+// The lock is how a live owner is told from a dead one: a process whose
+// Start finds the directory locked (ErrInUse) may share the running
+// cluster with its live owner; one that gets the lock takes the cluster
+// over from a dead one, replacing its leftover postmaster as above, and
+// stops it with Stop.
+//
+// # Supervision
+//
+// With Options.Supervise, the Cluster watches its postmaster and, if it
+// dies (killed, or crashed), starts it again on the same port, so that the
+// owner's connection pool recovers by itself; failed attempts are retried
+// with backoff, and each is logged. Stop ends the supervision before it
+// stops the server.
 package pgcluster
 
 import (
@@ -63,6 +77,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,21 +126,48 @@ type Options struct {
 	// Database is created, if missing, once the server is up. Empty means
 	// DefaultDatabase.
 	Database string
+
+	// Supervise restarts the server if it dies before Stop (see the
+	// package documentation). For a long-running owner such as a web
+	// server.
+	Supervise bool
 }
+
+// ErrInUse is returned (wrapped) by Start when another live Cluster, in this
+// process or another, holds the data directory.
+var ErrInUse = errors.New("in use by another cluster (another burnrate process, or another Start in this one)")
+
+// superviseEvery is how often a supervised cluster checks its postmaster.
+const superviseEvery = 500 * time.Millisecond
+
+// Restart attempts of a supervised cluster are spaced from the first
+// backoff, doubling up to the last.
+const (
+	firstRestartBackoff = time.Second
+	maxRestartBackoff   = 30 * time.Second
+)
 
 // Cluster is a running PostgreSQL cluster started by Start. Its methods are
 // safe for concurrent use.
 type Cluster struct {
-	binDir   string
-	dataDir  string
-	sockDir  string // "" when unix sockets are disabled
-	tmpSock  bool   // sockDir is a temporary directory that Stop removes
-	tmpData  bool   // dataDir was created by Start and Stop removes it
-	port     int
-	database string
-	runAs    *runAs // nil: run the binaries as this process's user
-	log      *slog.Logger
-	lock     io.Closer
+	binDir    string
+	dataDir   string
+	sockDir   string // "" when unix sockets are disabled
+	tmpSock   bool   // sockDir is a temporary directory that Stop removes
+	tmpData   bool   // dataDir was created by Start and Stop removes it
+	port      int
+	database  string
+	runAs     *runAs // nil: run the binaries as this process's user
+	log       *slog.Logger
+	lock      io.Closer
+	ephemeral bool
+
+	pid atomic.Int64 // the postmaster's, as it last started
+
+	// endSupervision stops the supervisor, which closes supervised on
+	// its way out; both nil when the cluster is not supervised.
+	endSupervision context.CancelFunc
+	supervised     chan struct{}
 
 	mu      sync.Mutex
 	stopped bool
@@ -146,9 +188,10 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c := &Cluster{
-		binDir:   binDir,
-		database: opts.Database,
-		log:      opts.Log,
+		binDir:    binDir,
+		database:  opts.Database,
+		log:       opts.Log,
+		ephemeral: opts.Ephemeral,
 	}
 	if c.database == "" {
 		c.database = DefaultDatabase
@@ -217,7 +260,16 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if err := c.ensureDatabase(ctx); err != nil {
 		return nil, err
 	}
+	if err := c.notePID(); err != nil {
+		return nil, err
+	}
 	c.log.Info("PostgreSQL started", "dir", c.dataDir, "port", c.port, "database", c.database)
+	if opts.Supervise {
+		var sctx context.Context
+		sctx, c.endSupervision = context.WithCancel(context.Background())
+		c.supervised = make(chan struct{})
+		go c.supervise(sctx)
+	}
 	return c, nil
 }
 
@@ -264,6 +316,13 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	defer c.mu.Unlock()
 	if c.stopped {
 		return nil
+	}
+	if c.endSupervision != nil {
+		// First, or the supervisor would start the server again. If the
+		// stop below fails, the server is left running unsupervised.
+		c.endSupervision()
+		<-c.supervised
+		c.endSupervision = nil
 	}
 	if err := c.pgCtl(ctx, "stop", "-w", "-m", "fast", "-D", c.dataDir); err != nil {
 		// Already down (killed, or stopped by hand)? Then there's
@@ -360,18 +419,13 @@ func (c *Cluster) initdb(ctx context.Context, ephemeral bool) error {
 // so no live Cluster owns it.
 func (c *Cluster) stopLeftover(ctx context.Context) error {
 	pidFile := filepath.Join(c.dataDir, "postmaster.pid")
-	data, err := os.ReadFile(pidFile)
+	lines, pid, err := readPIDFile(pidFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("pgcluster: %w", err)
 	}
-	lines := strings.Split(string(data), "\n")
-	pid, err := strconv.Atoi(strings.TrimSpace(lines[0]))
-	if pid < 0 {
-		pid = -pid // a standalone backend writes its PID negated
-	}
-	if err != nil || pid == 0 {
+	if pid == 0 {
 		c.log.Warn("removing unreadable postmaster.pid", "file", pidFile)
 		return removeIfExists(pidFile)
 	}
@@ -393,6 +447,93 @@ func (c *Cluster) stopLeftover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// readPIDFile reads postmaster.pid: its lines, and the PID on the first
+// (0 if unreadable).
+func readPIDFile(path string) (lines []string, pid int, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	lines = strings.Split(string(data), "\n")
+	pid, err = strconv.Atoi(strings.TrimSpace(lines[0]))
+	if err != nil {
+		return lines, 0, nil
+	}
+	if pid < 0 {
+		pid = -pid // a standalone backend writes its PID negated
+	}
+	return lines, pid, nil
+}
+
+// notePID records the PID of the postmaster just started, for supervise.
+func (c *Cluster) notePID() error {
+	_, pid, err := readPIDFile(filepath.Join(c.dataDir, "postmaster.pid"))
+	if err != nil || pid == 0 {
+		return fmt.Errorf("pgcluster: reading the new server's postmaster.pid: %v", err)
+	}
+	c.pid.Store(int64(pid))
+	return nil
+}
+
+// supervise checks the postmaster every superviseEvery until ctx ends, and
+// starts the server again when it is gone, retrying with backoff.
+func (c *Cluster) supervise(ctx context.Context) {
+	defer close(c.supervised)
+	tick := time.NewTicker(superviseEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		pid := int(c.pid.Load())
+		if processState(pid) == procPostgres {
+			continue
+		}
+		c.log.Error("PostgreSQL stopped unexpectedly; starting it again", "dir", c.dataDir, "pid", pid, "port", c.port)
+		backoff := firstRestartBackoff
+		for attempt := 1; ; attempt++ {
+			err := c.restart(ctx, attempt == 1)
+			if err == nil {
+				c.log.Info("PostgreSQL started again", "dir", c.dataDir, "pid", c.pid.Load(), "port", c.port, "attempts", attempt)
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			c.log.Error("starting PostgreSQL again failed; will retry", "dir", c.dataDir, "attempt", attempt, "retry_in", backoff, "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, maxRestartBackoff)
+		}
+	}
+}
+
+// restart starts the server again, after it died, with the options and on
+// the port it had: its clients have that address. The first attempt keeps
+// the dead server's log as pgcluster.log.1.
+func (c *Cluster) restart(ctx context.Context, keepLog bool) error {
+	if pid := int(c.pid.Load()); unreaped(pid) {
+		return fmt.Errorf("pgcluster: the dead postmaster (PID %d) is not reaped yet by its parent", pid)
+	}
+	// A stale postmaster.pid, or one whose PID was taken since.
+	if err := c.stopLeftover(ctx); err != nil {
+		return err
+	}
+	logFile := filepath.Join(c.dataDir, logFileName)
+	if keepLog {
+		os.Rename(logFile, logFile+".1")
+	}
+	if err := c.startOnce(ctx, logFile, c.ephemeral); err != nil {
+		return err
+	}
+	return c.notePID()
 }
 
 // chooseSocketDir picks the unix socket directory: the data directory if

@@ -452,3 +452,57 @@ func setSearch(t *testing.T, path string, globs []string) {
 	searchGlobs = globs
 	t.Cleanup(func() { pathEnv, searchGlobs = oldPath, oldGlobs })
 }
+
+// A supervised cluster whose postmaster is killed comes back by itself, on
+// the same port, with its data; after Stop it stays stopped.
+func TestSupervisedClusterRestartsAfterKill(t *testing.T) {
+	requireBinaries(t)
+	ctx := testCtx(t)
+	dir := testDataDir(t)
+	c := start(t, Options{DataDir: dir, Ephemeral: true, Supervise: true})
+	conn := connect(t, ctx, c.URL())
+	// Committed to the WAL before the kill: an ephemeral cluster commits
+	// asynchronously, and a crash may lose what it has not written yet.
+	if _, err := conn.Exec(ctx, "SET synchronous_commit = on; CREATE TABLE t AS SELECT 7 AS v"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	for round := range 2 {
+		oldPID := postmasterPID(t, dir)
+		if err := syscall.Kill(oldPID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		deadline := killed.Add(60 * time.Second)
+		for {
+			var v int
+			conn, err := pgx.Connect(ctx, c.URL())
+			if err == nil {
+				err = conn.QueryRow(ctx, "SELECT v FROM t").Scan(&v)
+				conn.Close(ctx)
+			}
+			if err == nil && v == 7 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: no server at %s 60 s after its postmaster was killed: %v\n%s", round, c.URL(), err, readTail(filepath.Join(dir, logFileName), 20))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("round %d: answering again %s after kill -9", round, time.Since(killed).Round(time.Millisecond))
+		if newPID := postmasterPID(t, dir); newPID == oldPID || processState(newPID) != procPostgres {
+			t.Fatalf("round %d: postmaster %d after killing %d", round, newPID, oldPID)
+		}
+	}
+
+	pid := postmasterPID(t, dir)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+	time.Sleep(3 * superviseEvery)
+	if _, err := os.Stat(filepath.Join(dir, "postmaster.pid")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a server runs in %s after Stop: %v", dir, err)
+	}
+}

@@ -32,3 +32,4 @@ const (
 )
 
 func processState(int) procState { return procPostgres }
+func unreaped(int) bool          { return false }

@@ -168,7 +168,7 @@ func lockDir(dir string) (io.Closer, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("pgcluster: data directory %s is in use by another cluster (another burnrate process, or another Start in this one)", dir)
+			return nil, fmt.Errorf("pgcluster: data directory %s is %w", dir, ErrInUse)
 		}
 		return nil, fmt.Errorf("pgcluster: locking %s: %w", dir, err)
 	}
@@ -185,7 +185,14 @@ const (
 
 // processState tells whether pid is a live postgres process.
 func processState(pid int) procState {
+	if pid <= 0 {
+		return procGone
+	}
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return procGone
+	}
+	// A dead process that its parent has not reaped yet still answers kill.
+	if state, _, ok := procStat(pid); ok && (state == 'Z' || state == 'X') {
 		return procGone
 	}
 	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
@@ -196,4 +203,42 @@ func processState(pid int) procState {
 		return procPostgres
 	}
 	return procOther
+}
+
+// unreaped reports whether pid is a dead process that its parent has not
+// reaped yet: postgres will not start while the PID in postmaster.pid
+// exists. The postmaster's parent is init, which reaps at once, except in a
+// container where this process is PID 1 and inherits it: then it is reaped
+// here.
+func unreaped(pid int) bool {
+	state, ppid, ok := procStat(pid)
+	if !ok || (state != 'Z' && state != 'X') {
+		return false
+	}
+	if ppid == os.Getpid() {
+		var ws syscall.WaitStatus
+		if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
+			return false
+		}
+	}
+	return true
+}
+
+// procStat reads a process's state and parent from /proc (Linux).
+func procStat(pid int) (state byte, ppid int, ok bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	fields := strings.Fields(string(stat[i+1:]))
+	if len(fields) < 2 || len(fields[0]) != 1 {
+		return 0, 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return fields[0][0], ppid, err == nil
 }

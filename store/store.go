@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
@@ -54,6 +55,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = max(16, 4*int32(runtime.NumCPU()))
 	}
+	// After a database restart every pooled connection is dead, and pgxpool
+	// checks (pings) only those idle for over a second before handing them
+	// out: on a busy server each of the others would fail one request. The
+	// server's goodbye (its FATAL message, or the connection's end) is
+	// already waiting on such a connection, which costs one system call to
+	// see.
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		return p.IdleDuration > time.Second || connHasInput(p.Conn.PgConn().Conn())
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		pgxdecimal.Register(c.TypeMap())
 		c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericCodec{}})
@@ -77,10 +87,40 @@ func (s *Store) Close() { s.pool.Close() }
 // Pool is the underlying pool, for health checks and benchmarks.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Ping checks that the database answers.
+// Ping checks that the database answers, on a connection of the pool.
 func (s *Store) Ping(ctx context.Context) error {
 	var one int
-	return s.q.QueryRow(ctx, "SELECT 1").Scan(&one)
+	conn, err := s.acquireLive(ctx, func(c *pgxpool.Conn) error {
+		return c.QueryRow(ctx, "SELECT 1").Scan(&one)
+	})
+	if err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	conn.Release()
+	return nil
+}
+
+// acquireLive acquires a connection and runs first on it. A pooled
+// connection may still turn out dead when used, if the server dropped it
+// just then; since first is the first thing run on it, nothing was done,
+// and first is run again on another connection.
+func (s *Store) acquireLive(ctx context.Context, first func(*pgxpool.Conn) error) (*pgxpool.Conn, error) {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		conn, err := s.pool.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		err = first(conn)
+		if err == nil {
+			return conn, nil
+		}
+		dead := conn.Conn().IsClosed()
+		conn.Release()
+		if !dead || attempt == attempts || ctx.Err() != nil {
+			return nil, err
+		}
+	}
 }
 
 // InTx runs fn in one transaction: committed if fn returns nil, rolled back
@@ -117,10 +157,6 @@ func (s *Store) Conn(ctx context.Context, fn func(st *Store) error) error {
 // the pool for a second connection while holding this one can exhaust the
 // pool under load.
 func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Store) error) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("store: acquire: %w", err)
-	}
 	// The ids are integers, so formatting them into the statement is safe;
 	// it lets the settings travel in one round trip.
 	user := ""
@@ -129,15 +165,21 @@ func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Sto
 	}
 	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(orgID, 10) + "', false), " +
 		"set_config('burnrate.user_id', '" + user + "', false)"
-	if _, err := conn.Exec(ctx, set); err != nil {
-		conn.Release()
+	conn, err := s.acquireLive(ctx, func(c *pgxpool.Conn) error {
+		_, err := c.Exec(ctx, set)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("store: fence org: %w", err)
 	}
 	defer func() {
 		// A fresh context: the request's may be cancelled already, and a
-		// connection must never go back to the pool still fenced.
-		if _, err := conn.Exec(context.Background(), "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
-			conn.Conn().Close(context.Background())
+		// connection must never go back to the pool still fenced. Bounded,
+		// so that a server that stopped answering cannot keep it forever.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
+			conn.Conn().Close(ctx)
 		}
 		conn.Release()
 	}()

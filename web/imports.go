@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -144,8 +143,9 @@ func (s *Server) handleImportShow(c echo.Context) error {
 }
 
 // handleAPIImportCreate imports one file sent as the raw body or as the
-// multipart field "file". The raw body is spooled to a temporary file: it is
-// read twice (hash, then parse) and may be larger than memory.
+// multipart field "file". The body was read in full before the request took
+// its connection (readBody in the route table), and is read twice here
+// (hash, then parse).
 func (s *Server) handleAPIImportCreate(c echo.Context) error {
 	req := c.Request()
 	name := c.QueryParam("filename")
@@ -165,23 +165,11 @@ func (s *Server) handleAPIImportCreate(c echo.Context) error {
 			name = filepath.Base(fh.Filename)
 		}
 	} else {
-		tmp, err := os.CreateTemp("", "burnrate-upload-*")
-		if err != nil {
-			return err
+		spooled, ok := req.Body.(io.ReadSeeker)
+		if !ok {
+			return errors.New("import: request body not read ahead: the route lacks readBody")
 		}
-		defer os.Remove(tmp.Name())
-		defer tmp.Close()
-		if _, err := io.Copy(tmp, req.Body); err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return errUploadTooLarge(s.cfg.MaxUploadBytes)
-			}
-			return fmt.Errorf("spool upload: %w", err)
-		}
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		body = tmp
+		body = spooled
 	}
 	if name == "" {
 		name = "upload.csv"

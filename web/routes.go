@@ -26,6 +26,7 @@ func (s *Server) routes() {
 			ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 		}),
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
+		s.guardBody,
 		s.loadSession,
 		middleware.CSRFWithConfig(middleware.CSRFConfig{
 			// Scripts authenticate with bearer tokens, not cookies, so
@@ -37,6 +38,14 @@ func (s *Server) routes() {
 			CookieSameSite: http.SameSiteLaxMode,
 			CookieHTTPOnly: true,
 			CookieSecure:   s.secureCookies(),
+			// The token may be in a form, so this check may be what reads
+			// the body; a body cut off for arriving too slowly says so.
+			ErrorHandler: func(err error, c echo.Context) error {
+				if bodyWasTooSlow(c) {
+					return s.errBodyTooSlow()
+				}
+				return err
+			},
 		}),
 		s.checkText,
 	)
@@ -63,9 +72,18 @@ func (s *Server) routes() {
 	e.POST("/orgs/switch", s.handleOrgSwitch, user...)
 
 	// Logged in, looking at an org: every handler here sees only that org,
-	// by org_id in its queries and by row-level security (s.fence).
-	app := func(extra ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
-		return append([]echo.MiddlewareFunc{s.requireUser, s.requireOrg, s.fence, s.refuseViewerWrites}, extra...)
+	// by org_id in its queries and by row-level security (s.fence). The
+	// request is refused or its body read (up to bodyCap bytes) before
+	// fence takes the request's database connection, so that a client
+	// sending slowly, or sending what will be refused, holds none.
+	chain := func(auth []echo.MiddlewareFunc, bodyCap int64, extra []echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		mw := append(append([]echo.MiddlewareFunc{}, auth...), extra...)
+		return append(mw, s.readBody(bodyCap), s.fence)
+	}
+	browser := []echo.MiddlewareFunc{s.requireUser, s.requireOrg, s.refuseViewerWrites}
+	app := func(extra ...echo.MiddlewareFunc) []echo.MiddlewareFunc { return chain(browser, formBodyBytes, extra) }
+	upload := func(bodyCap int64, extra ...echo.MiddlewareFunc) []echo.MiddlewareFunc {
+		return chain(browser, bodyCap, extra)
 	}
 	admin := app(s.requireRole(roleAdmin))
 	e.GET("/settings", s.handleSettingsShow, app()...)
@@ -81,7 +99,7 @@ func (s *Server) routes() {
 
 	// Imports: uploads, their history, and the generic column mapping.
 	e.GET("/imports", s.handleImports, app()...)
-	e.POST("/imports", s.handleImportUpload, app()...)
+	e.POST("/imports", s.handleImportUpload, upload(s.cfg.MaxUploadBytes, s.limitImports)...)
 	e.GET("/imports/progress", s.handleImportProgress, app()...)
 	e.GET("/imports/mapping", s.handleMappingShow, app()...)
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
@@ -99,8 +117,9 @@ func (s *Server) routes() {
 	e.GET("/budgets/:id/edit", s.handleBudgetEdit, budgetAdmin...)
 	e.POST("/budgets/:id", s.handleBudgetUpdate, budgetAdmin...)
 	e.POST("/budgets/:id/delete", s.handleBudgetDelete, budgetAdmin...)
-	apiDash := []echo.MiddlewareFunc{s.requireToken, s.fence}
-	apiBudgetAdmin := []echo.MiddlewareFunc{s.requireToken, s.fence, s.requireBudgetAdmin}
+	token := []echo.MiddlewareFunc{s.requireToken}
+	apiDash := chain(token, formBodyBytes, nil)
+	apiBudgetAdmin := chain(token, formBodyBytes, []echo.MiddlewareFunc{s.requireBudgetAdmin})
 	e.GET("/api/v1/spend", s.handleAPISpend, apiDash...)
 	e.GET("/api/v1/budgets", s.handleAPIBudgetList, apiDash...)
 	e.POST("/api/v1/budgets", s.handleAPIBudgetCreate, apiBudgetAdmin...)
@@ -109,9 +128,9 @@ func (s *Server) routes() {
 	e.DELETE("/api/v1/budgets/:id", s.handleAPIBudgetDelete, apiBudgetAdmin...)
 
 	// JSON API for scripts, authenticated by org API tokens.
-	api := []echo.MiddlewareFunc{s.requireToken, s.fence}
+	api := chain(token, formBodyBytes, nil)
 	e.GET("/api/v1/org", s.handleAPIOrg, api...)
-	e.POST("/api/v1/imports", s.handleAPIImportCreate, api...)
+	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.limitImports})...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
 
@@ -126,7 +145,9 @@ func (s *Server) routes() {
 	e.POST("/breakeven/scenarios/:id/delete", s.handleScenarioDelete, app()...)
 	e.GET("/prices", s.handlePrices, app()...)
 	e.POST("/prices/gpu", s.handleGPUOverrideCreate, admin...)
-	e.POST("/prices/gpu/upload", s.handleGPUOverrideUpload, admin...)
+	// The file's own cap is checked by the handler, with a clearer message;
+	// this one leaves room for the form around it.
+	e.POST("/prices/gpu/upload", s.handleGPUOverrideUpload, upload(2*maxPriceListBytes, s.requireRole(roleAdmin))...)
 	e.POST("/prices/gpu/:id", s.handleGPUOverrideUpdate, admin...)
 	e.POST("/prices/gpu/:id/delete", s.handleGPUOverrideDelete, admin...)
 	e.POST("/prices/llm", s.handleLLMOverrideCreate, admin...)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -33,6 +34,21 @@ type Config struct {
 	// in, by their estimated size (DefaultDashboardCacheBytes when 0,
 	// nothing kept when negative).
 	DashboardCacheBytes int64
+
+	// BodyReadGrace and BodyMinRate pace request bodies: a body must
+	// arrive within BodyReadGrace plus one second per BodyMinRate bytes
+	// received so far, so a large upload may take as long as it keeps
+	// moving, and a client trickling bytes is answered 408 and
+	// disconnected. Zero means DefaultBodyReadGrace, DefaultBodyMinRate.
+	BodyReadGrace time.Duration
+	BodyMinRate   int64 // bytes per second
+	// MaxImportsPerOrg caps the imports one org runs at once in this
+	// process; more are refused with 429. Zero means
+	// DefaultMaxImportsPerOrg.
+	MaxImportsPerOrg int
+	// TempDir is where request bodies too large for memory are spooled;
+	// empty means os.TempDir() ($TMPDIR).
+	TempDir string
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -45,6 +61,7 @@ type Server struct {
 	echo     *echo.Echo
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
+	imports  *importSlots    // imports running per org (body.go)
 }
 
 // NewServer wires the routes and middleware.
@@ -58,6 +75,15 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.DashboardCacheBytes == 0 {
 		cfg.DashboardCacheBytes = DefaultDashboardCacheBytes
 	}
+	if cfg.BodyReadGrace <= 0 {
+		cfg.BodyReadGrace = DefaultBodyReadGrace
+	}
+	if cfg.BodyMinRate <= 0 {
+		cfg.BodyMinRate = DefaultBodyMinRate
+	}
+	if cfg.MaxImportsPerOrg <= 0 {
+		cfg.MaxImportsPerOrg = DefaultMaxImportsPerOrg
+	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes)}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
@@ -66,6 +92,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HTTPErrorHandler = s.handleError
 	s.metrics = newMetrics()
 	s.progress = newUploadProgress()
+	s.imports = newImportSlots(cfg.MaxImportsPerOrg)
 	s.routes()
 	return s
 }
@@ -73,17 +100,33 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
-// ListenAndServe serves on addr until ctx is cancelled, then shuts down
-// gracefully, giving in-flight requests (an upload, say) up to 30 seconds.
+// ListenAndServe serves on addr until ctx is cancelled; see Serve.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is cancelled, then shuts down gracefully,
+// giving in-flight requests (an upload, say) up to 30 seconds.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	addr := ln.Addr().String()
 	srv := &http.Server{
-		Addr:              addr,
-		Handler:           s,
+		Handler: s,
+		// Headers must arrive promptly. Bodies are paced per request
+		// instead (guardBody): ReadTimeout would cap the whole request, so
+		// a large upload on a slow but steady link would be cut off.
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		// No WriteTimeout: it runs from the request's headers to the end of
+		// the response, so it would cut off imports that take minutes and
+		// large CSV downloads.
+		IdleTimeout: 2 * time.Minute,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err

@@ -160,21 +160,29 @@ func failInterruptedImports(ctx context.Context, st *store.Store, log *slog.Logg
 }
 
 // privatePostgres is the embedded default: a Postgres cluster of Burnrate's
-// own under DataDir, from the machine's server binaries. When another
-// burnrate process already runs it ('make run' in one terminal, 'burnrate
-// demo' in another), this one connects to that cluster instead; otherwise it
-// starts the cluster and notes its URL in DataDir for the others. stop
-// stops what this process started.
+// own under DataDir, from the machine's server binaries. When another live
+// burnrate process runs it ('make run' in one terminal, 'burnrate demo' in
+// another), this one connects to that cluster instead; otherwise it starts
+// the cluster, supervised (restarted if it dies), and notes its URL in
+// DataDir for the others. stop stops what this process started.
+//
+// The data directory's lock tells a live owner from a dead one (the kernel
+// drops it with its process): a cluster left running by a burnrate process
+// that was killed is taken over by the next one, which stops it on exit,
+// rather than shared with an owner that is gone.
 func privatePostgres(ctx context.Context, cfg Config, log *slog.Logger) (url string, stop func(), err error) {
 	note := filepath.Join(cfg.DataDir, "running-url")
-	if b, err := os.ReadFile(note); err == nil {
-		if u := strings.TrimSpace(string(b)); answers(ctx, u) {
-			log.Info("DATABASE_URL is not set: using the private Postgres another burnrate process runs", slog.String("data_dir", cfg.DataDir+"/pg"))
-			return u, func() {}, nil
+	dir := filepath.Join(cfg.DataDir, "pg")
+	log.Info("DATABASE_URL is not set: using a private Postgres", slog.String("data_dir", dir))
+	c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: dir, Log: log, Supervise: true})
+	if errors.Is(err, pgcluster.ErrInUse) {
+		url, err := sharedPostgres(ctx, note)
+		if err != nil {
+			return "", nil, err
 		}
+		log.Info("using the private Postgres another burnrate process runs", slog.String("data_dir", dir))
+		return url, func() {}, nil
 	}
-	log.Info("DATABASE_URL is not set: starting a private Postgres", slog.String("data_dir", cfg.DataDir+"/pg"))
-	c, err := pgcluster.Start(ctx, pgcluster.Options{DataDir: cfg.DataDir + "/pg", Log: log})
 	if err != nil {
 		return "", nil, fmt.Errorf("start the private Postgres (or set DATABASE_URL): %w", err)
 	}
@@ -188,6 +196,28 @@ func privatePostgres(ctx context.Context, cfg Config, log *slog.Logger) (url str
 		defer cancel()
 		_ = c.Stop(ctx)
 	}, nil
+}
+
+// sharedPostgresWait is how long a command waits for the private Postgres
+// that another burnrate process owns to answer: that process may be
+// starting it, or starting it again after it died.
+const sharedPostgresWait = 30 * time.Second
+
+// sharedPostgres returns the URL, noted by its owner, of the private Postgres
+// another live burnrate process runs, once it answers.
+func sharedPostgres(ctx context.Context, note string) (string, error) {
+	deadline := time.Now().Add(sharedPostgresWait)
+	for {
+		b, err := os.ReadFile(note)
+		if u := strings.TrimSpace(string(b)); err == nil && answers(ctx, u) {
+			return u, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return "", fmt.Errorf("the private Postgres in %s is run by another burnrate process, but does not answer at the address it noted in %s (waited %s)",
+				filepath.Dir(note), note, sharedPostgresWait)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // answers reports whether a Postgres at url accepts a connection.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -18,7 +19,18 @@ import (
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
-func TestMain(m *testing.M) { storetest.Main(m) }
+func TestMain(m *testing.M) {
+	// The test binary doubles as a "burnrate serve" child, for tests that
+	// kill the process (see startServeChild).
+	if os.Getenv(childEnv) == "serve" {
+		if err := run(context.Background(), []string{"serve"}, os.Getenv, io.Discard, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "serve:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	storetest.Main(m)
+}
 
 func env(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
