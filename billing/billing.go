@@ -1,10 +1,6 @@
-// Package billing is Burnrate's side of Stripe: plans and their limits, and
-// (as the Stripe issue lands) checkout, the billing portal and webhooks.
-// With no Stripe key configured — a self-hosted install — billing is off and
-// every feature is unlocked.
-//
-// So far it holds the plan table and webhook verification; the rest of
-// DESIGN §8 comes with its issue.
+// Package billing is Burnrate's side of Stripe: the plans and their limits,
+// and webhook signature verification. With no Stripe key configured — a
+// self-hosted install — billing is off and every feature is unlocked.
 package billing
 
 import (

@@ -326,7 +326,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	return nil
 }
 
-// effective implements the usual CUR amortisation formula (FORMATS.md §2).
+// effective implements the usual CUR amortisation formula (docs/import-formats.md, "aws-cur").
 func (p *awsParser) effective(c *rowCtx, lit string, billed decimal.Decimal) (decimal.Decimal, error) {
 	switch lit {
 	case "SavingsPlanCoveredUsage":

@@ -1,6 +1,6 @@
 // Package ingest turns cloud billing exports and LLM usage logs (CSV,
 // optionally gzip-compressed, with or without a UTF-8 BOM) into normalised
-// charge rows shaped after FinOps FOCUS (DESIGN §3, §4).
+// charge rows shaped after FinOps FOCUS (docs/data-model.md, docs/import-formats.md).
 //
 // It is a pure streaming parser: it never touches the database. Open sniffs
 // gzip and the BOM, reads the header, detects the source (or takes the one
@@ -20,7 +20,7 @@
 //
 // # Sources and how they are detected
 //
-//	aws-cur              lineItem/UnblendedCost           billed = UnblendedCost; effective per LineItemType (FORMATS §2)
+//	aws-cur              lineItem/UnblendedCost           billed = UnblendedCost; effective per LineItemType (docs/import-formats.md)
 //	aws-cur2             line_item_unblended_cost         CUR 2.0 / Athena; resource_tags map or resource_tags_* columns
 //	gcp-billing          cost + usage_start_time + service.description   billed = cost + Σ credits.amount
 //	azure-cost           CostInBillingCurrency | PreTaxCost | Cost + MeterCategory

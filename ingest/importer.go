@@ -59,7 +59,8 @@ type ImportRequest struct {
 // progressEvery is how often ImportRequest.Progress hears of a long import.
 const progressEvery = 10_000
 
-// ImportResult is what an import did, in the API's shape (DESIGN §9).
+// ImportResult is what an import did, in the shape POST /api/v1/imports and
+// `burnrate import --json` print (docs/import-formats.md, "What an import reports").
 type ImportResult struct {
 	ID           int64             `json:"id"`
 	FileName     string            `json:"file_name"`

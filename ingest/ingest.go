@@ -60,7 +60,7 @@ const (
 	ChargeAdjustment ChargeCategory = "Adjustment"
 )
 
-// Row is one normalised charge (DESIGN §3, FOCUS 1.x names plus x_ extensions).
+// Row is one normalised charge (FOCUS 1.x names plus x_ extensions; docs/data-model.md).
 //
 // String fields may share memory with the CSV record they came from; they
 // stay valid after the next call to Next. Tags is owned by the Reader and is

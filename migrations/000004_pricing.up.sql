@@ -12,7 +12,6 @@
 -- POST /api/v1/advise or /api/v1/breakeven, so that a saved scenario is also a
 -- ready API request and reopening it recomputes with today's prices.
 --
--- 000003 is taken by another branch; this file is numbered 000004 on purpose.
 
 CREATE TABLE IF NOT EXISTS gpu_price_overrides (
     org_id          bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,

@@ -52,7 +52,8 @@ type AdviceRequest struct {
 	Assumptions Assumptions `json:"assumptions"`
 }
 
-// Advice is the result of Advise; its JSON is the `burnrate advise --json` shape of DESIGN §9.
+// Advice is the result of Advise; its JSON is what `burnrate advise --json` and POST /api/v1/advise print
+// (docs/advisor.md, "Advisor output").
 // Money is decimal.Decimal, which marshals as a JSON string ("123.45") like every amount in the API.
 type Advice struct {
 	// Options are the configurations that fit, cheapest job first.

@@ -102,7 +102,7 @@ func TestCustomModel(t *testing.T) {
 func TestTrainingHours8BOneTrillionTokens(t *testing.T) {
 	t.Parallel()
 	// 6·N·D = 6 · 8e9 · 1e12 = 4.8e22 FLOPs. One H100 at MFU 0.4 delivers 989e12 · 0.4 = 3.956e14
-	// FLOP/s → 4.8e22 / 3.956e14 = 1.2133e8 GPU-s = 33,704 GPU-hours (GPU_FACTS §3.1: ≈33,700).
+	// FLOP/s → 4.8e22 / 3.956e14 = 1.2133e8 GPU-s = 33,704 GPU-hours (docs/advisor.md, "A training example": ≈33,700).
 	approx(t, "TrainingHours", TrainingHours(6, 8e9, 1e12, 1, 989, 0.4), 33704, 0.001)
 
 	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Params: 8e9, Tokens: 1e12, GPU: "H100", MaxOptions: -1}, nil)
@@ -116,7 +116,7 @@ func TestTrainingHours8BOneTrillionTokens(t *testing.T) {
 			t.Errorf("option %+v: want on-demand H100 only", o)
 		}
 	}
-	// p5.48xlarge: 33,704 / 8 = 4,213 h × $55.04 = $231,883 (GPU_FACTS: ≈$232k at $6.88/GPU-hr).
+	// p5.48xlarge: 33,704 / 8 = 4,213 h × $55.04 = $231,883 (docs/advisor.md: ≈$232k at $6.88/GPU-hr).
 	p5, ok := findOption(a, "aws", "p5.48xlarge", "on-demand")
 	if !ok {
 		t.Fatal("p5.48xlarge missing")

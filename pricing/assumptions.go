@@ -10,7 +10,7 @@ import (
 // JobType is the kind of GPU job the advisor sizes.
 type JobType string
 
-// The job types of DESIGN §5; the string values are the CLI's --job values.
+// The job types the advisor sizes (docs/advisor.md, "Advisor inputs"); the string values are the CLI's --job values.
 const (
 	JobTraining       JobType = "training"        // pre-training: 6·N·D FLOPs, 16 B/param states
 	JobFullFinetune   JobType = "full-finetune"   // same math as training, usually fewer tokens
@@ -45,7 +45,7 @@ func ParseJobType(s string) (JobType, error) {
 // Precision is the numeric format of the model weights (and of compute, see GPU.PeakTFLOPS).
 type Precision string
 
-// The precisions of DESIGN §5.
+// The weight precisions (docs/advisor.md, "Advisor inputs").
 const (
 	FP32 Precision = "fp32"
 	BF16 Precision = "bf16"
@@ -138,7 +138,7 @@ type Assumptions struct {
 	ServingHours float64 `json:"serving_hours"`
 }
 
-// DefaultAssumptions returns the documented defaults (GPU_FACTS.md §3–§4).
+// DefaultAssumptions returns the documented defaults (docs/advisor.md, "Assumptions").
 func DefaultAssumptions() Assumptions {
 	return Assumptions{
 		MFU:                       0.4,
@@ -205,7 +205,7 @@ func (a Assumptions) Validate() error {
 }
 
 // SpotOverhead is the wall-clock inflation of a checkpointed job on spot capacity:
-// 1 + λ·(restart + interval/2) + write/interval (GPU_FACTS.md §4).
+// 1 + λ·(restart + interval/2) + write/interval (docs/advisor.md, "Spot").
 func (a Assumptions) SpotOverhead() float64 {
 	return 1 + a.SpotInterruptionsPerHour*(a.RestartHours+a.CheckpointIntervalHours/2) +
 		a.CheckpointWriteHours/a.CheckpointIntervalHours

@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// BreakEvenInput describes an "API vs self-hosted GPU" scenario (DESIGN §6). Token counts are per
+// BreakEvenInput describes an "API vs self-hosted GPU" scenario (docs/advisor.md, "The break-even model"). Token counts are per
 // month. Zero values mean the documented defaults.
 type BreakEvenInput struct {
 	// Models are the API models compared (at least one); the first is the primary whose figures
@@ -58,7 +58,7 @@ type BreakEvenInput struct {
 }
 
 // BreakEvenResult is the outcome for the primary API model; its JSON is the `burnrate breakeven
-// --json` shape of DESIGN §9 plus the additive "models" and "self_host" objects. Money marshals
+// --json` shape (docs/advisor.md, "Break-even output") plus the additive "models" and "self_host" objects. Money marshals
 // as JSON strings.
 type BreakEvenResult struct {
 	// APICostMonthUSD is what the current volume costs on the primary API model.

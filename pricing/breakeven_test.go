@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// h100Worked is GPU_FACTS §6's worked case: one H100 at RunPod's $2.99/h with the measured SGLang
+// h100Worked is the worked case of docs/advisor.md ("A break-even example"): one H100 at RunPod's $2.99/h with the measured SGLang
 // throughput of Llama 3.1 8B (6,070 input + 5,595 output = 11,665 tok/s), peak factor 1.
 func h100Worked(models ...string) BreakEvenInput {
 	return BreakEvenInput{

@@ -27,7 +27,7 @@ var gpuPricesCSV []byte
 // Provenance of the embedded GPU tables, shown next to advice in the UI.
 const (
 	// GPUSpecsSource names where the embedded GPU specifications come from.
-	GPUSpecsSource = "NVIDIA/AMD datasheet values as reproduced in public repositories (cli99/llm-analysis, hahnyuan/LLM-Viewer, Lightning throughput table); compiled in GPU_FACTS.md §1"
+	GPUSpecsSource = "NVIDIA/AMD datasheet values as reproduced in public repositories (cli99/llm-analysis, hahnyuan/LLM-Viewer, Lightning throughput table)"
 	// GPUPricesSource names where the embedded instance prices come from; each Instance.Source names the exact file and commit.
 	GPUPricesSource = "SkyPilot catalogs (skypilot-org/skypilot-catalog v7/v8) and the SkyPilot-format mirror anycloud-sh/catalog@62ff0a98; cheapest region per instance type"
 	// GPUPricesAsOf is the date of the newest catalog snapshot in the embedded prices (anycloud-sh/catalog@62ff0a98).
@@ -102,7 +102,7 @@ func DefaultCatalog() *Catalog {
 }
 
 // NewCatalog parses a gpu_specs.csv-shaped and a gpu_prices.csv-shaped table into a Catalog and
-// applies the data-quality rules of GPU_FACTS.md §2 (see annotate). Errors name line and column.
+// applies the data-quality rules of docs/advisor.md, "Instance prices" (see annotate). Errors name line and column.
 func NewCatalog(specs, prices io.Reader, source, asOf string) (*Catalog, error) {
 	gpus, err := ParseGPUSpecsCSV(specs)
 	if err != nil {
@@ -243,7 +243,7 @@ func (c *Catalog) WithPrices(overrides []Instance, sourceLabel string) *Catalog 
 	return n
 }
 
-// annotate applies the data-quality rules of GPU_FACTS.md §2 to an embedded catalog row.
+// annotate applies the data-quality rules (docs/advisor.md, "Instance prices") to an embedded catalog row.
 func annotate(in Instance, gpus map[string]GPU) Instance {
 	src := in.Source
 	it := strings.ToLower(in.InstanceType)

@@ -36,7 +36,7 @@ func TestEmbeddedDataParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := len(c.Instances()); got != 286 {
-		t.Errorf("instances = %d, want 286 (GPU_FACTS §2)", got)
+		t.Errorf("instances = %d, want 286 (docs/advisor.md, Instance prices)", got)
 	}
 	if got := len(c.GPUs()); got != 21 {
 		t.Errorf("gpus = %d, want 21", got)
@@ -228,7 +228,7 @@ func TestWithPricesOverrides(t *testing.T) {
 	}
 }
 
-// TestImportsStayPure keeps pricing on the standard library plus shopspring/decimal (DESIGN §2),
+// TestImportsStayPure keeps pricing on the standard library plus shopspring/decimal (docs/architecture.md, "Dependency direction"),
 // and quantity, the bounded number parser, which is itself only those.
 func TestImportsStayPure(t *testing.T) {
 	t.Parallel()

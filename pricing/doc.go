@@ -1,9 +1,9 @@
 // Package pricing is Burnrate's pure computation over prices: the GPU catalog, the LLM API price
-// table, the GPU advisor (DESIGN §5) and the API-vs-self-host break-even model (DESIGN §6).
+// table, the GPU advisor and the API-vs-self-host break-even model (docs/advisor.md).
 //
-// It imports only the standard library and github.com/shopspring/decimal and does no I/O at run
-// time: its data is embedded with //go:embed (copies of shared/data/pricing) and parsed on first
-// use. Every value is immutable after construction and safe for concurrent use.
+// It imports only the standard library, github.com/shopspring/decimal and the quantity parser
+// (for uploaded price lists), and does no I/O at run time: its data is embedded with //go:embed
+// (pricing/data; provenance in docs/advisor.md, "Sources") and parsed on first use. Every value is immutable after construction and safe for concurrent use.
 //
 // # Data
 //
@@ -21,7 +21,7 @@
 //     (*LLMPriceTable).WithOverrides for negotiated API prices. Overrides always win and are
 //     labelled with their source.
 //
-// Data-quality rules (GPU_FACTS.md §2) applied to the embedded catalog: every GCP a2/a3/a4 row is
+// Data-quality rules (docs/advisor.md, "Instance prices") applied to the embedded catalog: every GCP a2/a3/a4 row is
 // Suspicious (flagged low-tier SKUs and the unflagged tiers that are likely the same) and the
 // advisor excludes suspicious rows unless AdviceRequest.IncludeSuspicious is set, in which case
 // the option's reason says "price flagged as suspicious"; a spot price not below on-demand (Azure
@@ -33,7 +33,7 @@
 //
 // Money is decimal.Decimal, never float64. decimal marshals as a JSON string ("2182.7"), as every
 // amount in Burnrate's API does; physical estimates (hours, FLOPs, tokens/s, GB) are float64 JSON
-// numbers. Advice and BreakEvenResult carry exactly the field names of DESIGN §9 (`burnrate advise
+// numbers. Advice and BreakEvenResult carry exactly the field names of docs/advisor.md ("Advisor output", "Break-even output") (`burnrate advise
 // --json`, `burnrate breakeven --json`); Advice adds "summary" and BreakEvenResult adds "models" and
 // "self_host". Fields tagged json:"-" are extra detail for Go callers.
 //

@@ -30,7 +30,7 @@ func (t TrainingMemory) Total(n, tp int) float64 {
 	return t.StatesBytes + float64(n)*t.ActivationBytesPerGPU/float64(tp)
 }
 
-// EstimateTrainingMemory sizes a training, full fine-tune, LoRA or QLoRA job (DESIGN §5):
+// EstimateTrainingMemory sizes a training, full fine-tune, LoRA or QLoRA job (docs/advisor.md, "Memory fit"):
 // full: TrainingBytesPerParam (16) × N; LoRA: weight bytes × N + adapters; QLoRA:
 // QLoRABytesPerParam (0.55) × N + adapters; adapters = AdapterFraction × N × 16 B; plus activations
 // per GPU of coef·s·b·h·L (coef 34 selective, 2 full, 34+5·a·s/h none) for one micro-batch b.

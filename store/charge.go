@@ -10,7 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Charge is one normalised cost row (DESIGN §3), as written to charges.
+// Charge is one normalised cost row (docs/data-model.md, "Imports and charges"), as written to charges.
 type Charge struct {
 	Line               int
 	Source             string

@@ -377,7 +377,7 @@ func (s *Server) handleBudgetDelete(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/budgets")
 }
 
-// apiBudget is a budget in the API's shape (DESIGN §9).
+// apiBudget is a budget as /api/v1/budgets reads and writes it.
 type apiBudget struct {
 	ID         int64             `json:"id"`
 	Name       string            `json:"name"`

@@ -21,7 +21,7 @@ import (
 // built, whoever asks: the JSON API decodes its body into AdviseBody or
 // BreakEvenBody, the pages parse their forms into them, and `burnrate advise`
 // and `burnrate breakeven` fill them from flags. Field names are the CLI
-// flags' in snake_case (DESIGN §9).
+// flags' in snake_case (docs/advisor.md, "Advisor inputs").
 
 // Price sources: which GPU and LLM prices a computation uses.
 const (

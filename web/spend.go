@@ -396,7 +396,7 @@ func lastDayWithSpend(s series) int {
 	return -1
 }
 
-// apiSpend is GET /api/v1/spend's body (DESIGN §9).
+// apiSpend is GET /api/v1/spend's body.
 type apiSpend struct {
 	Days   []apiSpendDay     `json:"days"`
 	Totals map[string]string `json:"totals"`

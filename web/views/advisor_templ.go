@@ -548,7 +548,7 @@ func assumptionInputs(f url.Values) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<details data-testid=\"assumptions\"><summary>Assumptions (all editable; defaults from GPU_FACTS.md)</summary><div class=\"assumptions\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "<details data-testid=\"assumptions\"><summary>Assumptions (all editable; defaults and sources in the docs)</summary><div class=\"assumptions\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
