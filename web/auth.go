@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/mail"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -120,7 +121,7 @@ func (s *Server) handleLogin(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
 	password := c.FormValue("password")
-	emailKey, ipKey := "email:"+strings.ToLower(f.Email), "ip:"+c.RealIP()
+	emailKey, ipKey := "email:"+strings.ToLower(f.Email), clientKey(c.RealIP())
 	since := time.Now().Add(-loginWindow)
 	for key, max := range map[string]int{emailKey: maxFailuresPerEmail, ipKey: maxFailuresPerIP} {
 		n, err := s.store.LoginFailures(ctx, key, since)
@@ -190,6 +191,22 @@ func (s *Server) startSession(c echo.Context, userID, orgID int64) error {
 	}
 	s.setSessionCookie(c, cookie)
 	return nil
+}
+
+// clientKey is what the per-address log-in limit counts against: an IPv4
+// address, or the /64 an IPv6 address is in, since one subscriber is
+// usually given a whole /64 and could otherwise try from a new address
+// every time.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	if a = a.Unmap(); a.Is4() {
+		return "ip:" + a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return "ip:" + p.String()
 }
 
 // safeNext keeps post-log-in redirects on this site: a local path only.

@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,6 +31,11 @@ type Config struct {
 	MaxUploadBytes int64
 	// Version is shown in /healthz.
 	Version string
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// Burnrate. Only a request arriving from one of them may name its client
+	// (X-Forwarded-For) and scheme (X-Forwarded-Proto); with none, every
+	// request is taken to come from the address that connected.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -57,10 +64,29 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor, s.echo.SchemeExtractor = forwardedTrust(cfg.TrustedProxies)
 	s.metrics = newMetrics()
 	s.progress = newUploadProgress()
 	s.routes()
 	return s
+}
+
+// forwardedTrust decides whose forwarding headers are believed. A client
+// can send any X-Forwarded-For it likes, so the header is read only from the
+// configured proxies, walking it from the right to the first address that is
+// not one of them. echo would otherwise also believe every loopback,
+// link-local and private address; those are trusted here only when listed,
+// since a private network is often shared with machines that are not proxies.
+func forwardedTrust(proxies []netip.Prefix) (echo.IPExtractor, echo.SchemeExtractor) {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect(), echo.ExtractSchemeDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range proxies {
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...), echo.ExtractSchemeFromHeaders(opts...)
 }
 
 // ServeHTTP serves a request.

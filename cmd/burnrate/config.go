@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -25,6 +26,10 @@ type Config struct {
 	RunMigrations  bool
 	SMTPURL        string
 	Stripe         StripeConfig
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (none: the connecting address is the
+	// client).
+	TrustedProxies []netip.Prefix
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -108,10 +113,42 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, errors.New("SMTP_URL: want smtp://user:password@host:587 or smtps://…"))
 		}
 	}
+	proxies, err := parseProxies(getenv("TRUSTED_PROXIES"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+	}
+	cfg.TrustedProxies = proxies
 	if len(errs) > 0 {
 		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
 	}
 	return cfg, nil
+}
+
+// parseProxies reads a comma-separated list of CIDR ranges (a bare address
+// is a range of one).
+func parseProxies(v string) ([]netip.Prefix, error) {
+	var ps []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("want comma-separated CIDR ranges such as 10.0.0.0/8,2001:db8::/32, got %q", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p.Bits() == 0 {
+			// Trusting every address lets any client choose its own, which
+			// is what this setting exists to prevent.
+			return nil, fmt.Errorf("%q trusts every address; list only the proxies' ranges", f)
+		}
+		ps = append(ps, p.Masked())
+	}
+	return ps, nil
 }
 
 // joinLines joins errors one per line, indented under "configuration:".

@@ -24,6 +24,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
 		Version:        version,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	log.Info("Burnrate is ready", slog.String("url", cfg.BaseURL), slog.String("addr", cfg.Addr))
 	if err := srv.ListenAndServe(ctx, cfg.Addr); err != nil && !errors.Is(err, http.ErrServerClosed) {
