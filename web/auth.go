@@ -16,6 +16,8 @@ import (
 
 // Log-in rate limits: failures counted per email and per client address over
 // a sliding window, across every app instance (they are kept in Postgres).
+// Attempts are counted before the password is checked, so that concurrent
+// guesses cannot all get in under the limit.
 const (
 	loginWindow         = 15 * time.Minute
 	maxFailuresPerEmail = 10
@@ -121,17 +123,16 @@ func (s *Server) handleLogin(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
 	password := c.FormValue("password")
-	emailKey, ipKey := "email:"+strings.ToLower(f.Email), clientKey(c.RealIP())
-	since := time.Now().Add(-loginWindow)
-	for key, max := range map[string]int{emailKey: maxFailuresPerEmail, ipKey: maxFailuresPerIP} {
-		n, err := s.store.LoginFailures(ctx, key, since)
-		if err != nil {
-			return err
-		}
-		if n >= max {
-			f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
-			return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
-		}
+	emailKey := "email:" + strings.ToLower(f.Email)
+	attempt, err := s.store.BeginLoginAttempt(ctx, loginWindow,
+		store.LoginLimit{Key: emailKey, Max: maxFailuresPerEmail},
+		store.LoginLimit{Key: clientKey(c.RealIP()), Max: maxFailuresPerIP})
+	if errors.Is(err, store.ErrTooManyAttempts) {
+		f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
+		return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
+	}
+	if err != nil {
+		return err
 	}
 	user, err := s.store.UserByEmail(ctx, f.Email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -141,13 +142,11 @@ func (s *Server) handleLogin(c echo.Context) error {
 		checkPassword(dummyHash, password)
 	}
 	if err != nil || !checkPassword(user.PasswordHash, password) {
-		if err := s.store.RecordLoginFailure(ctx, emailKey, ipKey); err != nil {
-			return err
-		}
+		// The attempt was counted as a failure when it began.
 		f.Error = "Wrong email or password."
 		return render(c, http.StatusUnauthorized, views.LoginPage(s.shell(c, "Log in", ""), f))
 	}
-	if err := s.store.ClearLoginFailures(ctx, emailKey); err != nil {
+	if err := s.store.LoginSucceeded(ctx, attempt, emailKey); err != nil {
 		return err
 	}
 	var orgID int64

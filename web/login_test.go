@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/burnrate/burnrate/store/storetest"
@@ -104,4 +105,56 @@ func TestLoginLimitCountsIPv6ByPrefix(t *testing.T) {
 	}
 	wantStatus(t, c.loginFrom("one-more@example.com", "[2001:db8:1:2:ffff::1]:443", ""), http.StatusTooManyRequests)
 	wantStatus(t, c.loginFrom("one-more@example.com", "[2001:db8:1:3::1]:443", ""), http.StatusUnauthorized)
+}
+
+// The per-email limit allows this many failures (web/auth.go).
+const maxFailuresPerEmail = 10
+
+// TestLoginLimitHoldsUnderConcurrency: guesses sent all at once are counted
+// like guesses sent one by one: exactly the limit get to try.
+func TestLoginLimitHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.get("/login")
+	cookies := c.jar.Cookies(base)
+	const n = 60
+	codes := make(chan int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := newFormRequest("/login", url.Values{"email": {owner.Email}, "password": {"wrong password"}, "_csrf": {c.csrf}})
+			for _, ck := range cookies {
+				req.AddCookie(ck)
+			}
+			<-start
+			rec := httptest.NewRecorder()
+			b.srv.ServeHTTP(rec, req)
+			codes <- rec.Code
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for code := range codes {
+		got[code]++
+	}
+	want := map[int]int{http.StatusUnauthorized: maxFailuresPerEmail, http.StatusTooManyRequests: n - maxFailuresPerEmail}
+	if len(got) != len(want) || got[401] != want[401] || got[429] != want[429] {
+		t.Fatalf("%d concurrent wrong passwords: statuses %v, want %v", n, got, want)
+	}
+	// The right password is refused too until the window passes.
+	wantStatus(t, c.post("/login", url.Values{"email": {owner.Email}, "password": {storetest.Password}}), http.StatusTooManyRequests)
+
+	// Right passwords take their attempt back: a busy office behind one
+	// address is not locked out by its own log-ins.
+	other := storetest.User(t, b.st, storetest.UserOpts{})
+	for range maxFailuresPerIP {
+		b.client(t).login(other.Email)
+	}
 }
