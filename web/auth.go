@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"net/mail"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -158,11 +160,7 @@ func (s *Server) handleLogin(c echo.Context) error {
 	if err := s.startSession(c, user.ID, orgID); err != nil {
 		return err
 	}
-	next := f.Next
-	if next == "" {
-		next = "/dashboard"
-	}
-	return c.Redirect(http.StatusSeeOther, next)
+	return c.Redirect(http.StatusSeeOther, f.Next)
 }
 
 func (s *Server) handleLogout(c echo.Context) error {
@@ -208,10 +206,29 @@ func clientKey(ip string) string {
 	return "ip:" + p.String()
 }
 
-// safeNext keeps post-log-in redirects on this site: a local path only.
+// safeNext returns next if it is a path on this site, and "/" otherwise. It
+// is the one gate for every redirect to a place the request names.
+//
+// Browsers read URLs more loosely than url.Parse: they drop tabs and
+// newlines anywhere in a URL and take a backslash for a slash, so "/<TAB>/x"
+// and "/\x" both mean "//x", another host. Rather than clean such input,
+// anything with a control character or backslash, raw or percent-encoded,
+// is refused, as is any scheme, host, or path starting "//".
 func safeNext(next string) string {
-	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.Contains(next, `\`) {
-		return next
+	const fallback = "/"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || len(next) > 2048 {
+		return fallback
 	}
-	return ""
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return fallback
+	}
+	for _, s := range []string{next, u.Path} {
+		if strings.HasPrefix(s, "//") || strings.ContainsFunc(s, func(r rune) bool {
+			return unicode.IsControl(r) || r == '\\'
+		}) {
+			return fallback
+		}
+	}
+	return next
 }

@@ -158,3 +158,34 @@ func TestLoginLimitHoldsUnderConcurrency(t *testing.T) {
 		b.client(t).login(other.Email)
 	}
 }
+
+// TestLoginRedirectStaysOnSite: the page a log-in returns to is a path on
+// this site, whatever ?next= says.
+func TestLoginRedirectStaysOnSite(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	for _, tc := range []struct{ query, want string }{
+		{"%2F%09%2Fevil.example", "/"},
+		{"%2F%5Cevil.example", "/"},
+		{"%2F%2Fevil.example", "/"},
+		{"https%3A%2F%2Fevil.example", "/"},
+		{"javascript%3Aalert(1)", "/"},
+		{"%2Fbudgets%3Ftab%3Dalerts", "/budgets?tab=alerts"},
+	} {
+		c := b.client(t)
+		rec := c.get("/login?next=" + tc.query)
+		wantStatus(t, rec, http.StatusOK)
+		next, _ := doc(t, rec).Find(`[data-testid=login-form] input[name=next]`).Attr("value")
+		if next != tc.want {
+			t.Errorf("next=%s: the form carries next %q, want %q", tc.query, next, tc.want)
+		}
+		// Posting the raw value back (not the form's) is refused the same.
+		raw, _ := url.QueryUnescape(tc.query)
+		rec = c.post("/login?next="+tc.query, url.Values{"email": {owner.Email}, "password": {storetest.Password}, "next": {raw}})
+		wantStatus(t, rec, http.StatusSeeOther)
+		if loc := rec.Header().Get("Location"); loc != tc.want {
+			t.Errorf("next=%s: redirected to %q, want %q", tc.query, loc, tc.want)
+		}
+	}
+}
