@@ -27,6 +27,8 @@ func (s *Server) routes() {
 		}),
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
 		s.loadSession,
+		// Before CSRF, whose form lookup would also read the query string.
+		refuseCSRFInQuery,
 		middleware.CSRFWithConfig(middleware.CSRFConfig{
 			// Scripts authenticate with bearer tokens, not cookies, so
 			// cross-site forgery does not apply to them.
