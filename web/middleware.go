@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -193,6 +194,21 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(keyOrg, &org)
 		c.Set(keyRole, store.RoleMember)
+		return next(c)
+	}
+}
+
+// requireMetricsToken lets through requests bearing the metrics token.
+// Metrics name every route and how busy it is, and the process's memory:
+// not for everyone.
+func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
+	want := []byte("Bearer " + s.cfg.MetricsToken)
+	return func(c echo.Context) error {
+		got := []byte(c.Request().Header.Get(echo.HeaderAuthorization))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+			return echo.NewHTTPError(http.StatusUnauthorized, "metrics need Authorization: Bearer <METRICS_TOKEN>")
+		}
 		return next(c)
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/static"
 )
@@ -44,7 +43,9 @@ func (s *Server) routes() {
 
 	// Public.
 	e.GET("/healthz", s.handleHealth)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	if s.cfg.MetricsToken != "" {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()), s.requireMetricsToken)
+	}
 	e.StaticFS("/static", static.FS)
 	e.GET("/", s.handleHome)
 	e.GET("/signup", s.handleSignupShow)

@@ -1,12 +1,21 @@
 package web_test
 
 import (
+	"context"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/burnrate/burnrate/store/storetest"
+	"github.com/burnrate/burnrate/web"
 )
+
+const testMetricsToken = "metrics-token-for-tests-0123456789"
 
 // TestCSRFTokenInQueryRefused: the token is accepted from the form body or
 // the header, never from the URL.
@@ -28,5 +37,81 @@ func TestCSRFTokenInQueryRefused(t *testing.T) {
 	// The body still works.
 	if rec := c.post("/tokens", url.Values{"name": {"from the form"}}); rec.Code >= 400 {
 		t.Fatalf("token in the body: status %d", rec.Code)
+	}
+}
+
+// TestMetricsNeedTheToken: /metrics on the app's listener is off without
+// METRICS_TOKEN, and with it answers only requests that bear it.
+func TestMetricsNeedTheToken(t *testing.T) {
+	t.Parallel()
+	get := func(b *bundle, auth string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, req)
+		return rec
+	}
+	off := setup(t)
+	wantStatus(t, get(off, ""), http.StatusNotFound)
+	wantStatus(t, get(off, "Bearer "), http.StatusNotFound)
+
+	on := setupConfig(t, web.Config{MetricsToken: testMetricsToken})
+	for _, auth := range []string{"", "Bearer ", "Bearer wrong", testMetricsToken, "Bearer " + testMetricsToken + "x", "Basic " + testMetricsToken} {
+		rec := get(on, auth)
+		wantStatus(t, rec, http.StatusUnauthorized)
+		if strings.Contains(rec.Body.String(), "go_goroutines") {
+			t.Fatalf("Authorization %q: metrics shown", auth)
+		}
+	}
+	rec := get(on, "Bearer "+testMetricsToken)
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), "go_goroutines") {
+		t.Fatalf("metrics with the token:\n%.500s", rec.Body)
+	}
+}
+
+// TestMetricsListener: METRICS_ADDR serves /metrics, and nothing else,
+// without a token.
+func TestMetricsListener(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- b.srv.ListenAndServeMetrics(ctx, addr) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("metrics listener: %v", err)
+		}
+	}()
+	get := func(path string) (int, string) {
+		for range 50 {
+			res, err := http.Get("http://" + addr + path)
+			if err != nil {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			return res.StatusCode, string(body)
+		}
+		t.Fatalf("metrics listener on %s did not answer", addr)
+		return 0, ""
+	}
+	if code, body := get("/metrics"); code != http.StatusOK || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("GET /metrics on the metrics listener: %d\n%.500s", code, body)
+	}
+	for _, path := range []string{"/", "/dashboard", "/healthz", "/login"} {
+		if code, _ := get(path); code != http.StatusNotFound {
+			t.Errorf("GET %s on the metrics listener: %d, want 404", path, code)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
@@ -36,6 +37,10 @@ type Config struct {
 	// (X-Forwarded-For) and scheme (X-Forwarded-Proto); with none, every
 	// request is taken to come from the address that connected.
 	TrustedProxies []netip.Prefix
+	// MetricsToken, when set, lets GET /metrics on the app's own listener
+	// answer requests that send it as a bearer token. Without it /metrics is
+	// not served there (see ListenAndServeMetrics for a private listener).
+	MetricsToken string
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -95,9 +100,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 // ListenAndServe serves on addr until ctx is cancelled, then shuts down
 // gracefully, giving in-flight requests (an upload, say) up to 30 seconds.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	return s.listenAndServe(ctx, addr, s)
+}
+
+// ListenAndServeMetrics serves the Prometheus metrics at /metrics on addr,
+// without a token, until ctx is cancelled: for a listener that only the
+// monitoring network can reach.
+func (s *Server) ListenAndServeMetrics(ctx context.Context, addr string) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	return s.listenAndServe(ctx, addr, mux)
+}
+
+func (s *Server) listenAndServe(ctx context.Context, addr string, h http.Handler) error {
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
@@ -137,6 +155,10 @@ func newMetrics() *metrics {
 	}, []string{"method", "route", "code"})
 	reg.MustRegister(requests)
 	return &metrics{registry: reg, requests: requests}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
 // Route is one entry of the route table.

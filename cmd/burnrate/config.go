@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/netip"
 	"net/url"
 	"os"
@@ -30,6 +31,11 @@ type Config struct {
 	// X-Forwarded-Proto are believed (none: the connecting address is the
 	// client).
 	TrustedProxies []netip.Prefix
+	// MetricsToken lets /metrics on Addr answer with this bearer token;
+	// MetricsAddr serves /metrics on a listener of its own, without one.
+	// With neither, metrics are not served.
+	MetricsToken string
+	MetricsAddr  string
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -118,6 +124,17 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}
 	cfg.TrustedProxies = proxies
+	cfg.MetricsToken, cfg.MetricsAddr = secret("METRICS_TOKEN"), or("METRICS_ADDR", "")
+	if t := cfg.MetricsToken; t != "" && (len(t) < 16 || strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r > '~' })) {
+		errs = append(errs, errors.New("METRICS_TOKEN: want at least 16 printable ASCII characters without spaces (openssl rand -hex 32)"))
+	}
+	if cfg.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(cfg.MetricsAddr); err != nil || port == "" {
+			errs = append(errs, fmt.Errorf("METRICS_ADDR: want host:port such as 127.0.0.1:9090, got %q", cfg.MetricsAddr))
+		} else if cfg.MetricsAddr == cfg.Addr {
+			errs = append(errs, fmt.Errorf("METRICS_ADDR: must differ from ADDR (%s)", cfg.Addr))
+		}
+	}
 	if len(errs) > 0 {
 		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
 	}

@@ -27,3 +27,21 @@ func TestConfigTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigMetrics(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(map[string]string{"METRICS_TOKEN": "0123456789abcdef0123", "METRICS_ADDR": "127.0.0.1:9090"}))
+	if err != nil || cfg.MetricsToken != "0123456789abcdef0123" || cfg.MetricsAddr != "127.0.0.1:9090" {
+		t.Fatalf("metrics config = %q %q, %v", cfg.MetricsToken, cfg.MetricsAddr, err)
+	}
+	for _, bad := range []map[string]string{
+		{"METRICS_TOKEN": "short"},
+		{"METRICS_TOKEN": "has a space in it, long enough"},
+		{"METRICS_ADDR": "9090"},
+		{"METRICS_ADDR": ":8080"},
+	} {
+		if _, err := loadConfig(env(bad)); err == nil || !strings.Contains(err.Error(), "METRICS_") {
+			t.Errorf("%v: err = %v, want a METRICS_ error", bad, err)
+		}
+	}
+}
