@@ -70,6 +70,27 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// hstsHeader is sent when BASE_URL is https: a year, for this host only
+// (includeSubDomains could break plain-http sites under a self-hosted
+// install's domain, which are not Burnrate's to decide).
+const hstsHeader = "max-age=31536000"
+
+// strictTransport tells browsers to reach Burnrate only over https, when
+// BASE_URL says that is how it is reached. echo's SecureConfig.HSTSMaxAge
+// sends the header only on requests it sees arrive over https, and
+// Burnrate terminates no TLS itself: behind a proxy that sends no
+// X-Forwarded-Proto, or one not in TRUSTED_PROXIES, it would never be sent.
+// Browsers ignore the header on plain-http responses, so always is safe.
+func (s *Server) strictTransport(next echo.HandlerFunc) echo.HandlerFunc {
+	if !s.secureCookies() {
+		return next
+	}
+	return func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderStrictTransportSecurity, hstsHeader)
+		return next(c)
+	}
+}
+
 // refuseCSRFInQuery refuses a state-changing request whose URL carries a
 // CSRF token. The token belongs in the form body or the X-CSRF-Token header:
 // in a URL it ends up in logs, history and Referer headers. echo's form

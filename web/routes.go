@@ -24,6 +24,7 @@ func (s *Server) routes() {
 			ReferrerPolicy:        "same-origin",
 			ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
 		}),
+		s.strictTransport,
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
 		s.loadSession,
 		// Before CSRF, whose form lookup would also read the query string.

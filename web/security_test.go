@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
@@ -114,4 +116,34 @@ func TestMetricsListener(t *testing.T) {
 			t.Errorf("GET %s on the metrics listener: %d, want 404", path, code)
 		}
 	}
+}
+
+// TestHSTSWithHTTPSBaseURL: an https BASE_URL means browsers must not fall
+// back to plain http, whether or not the proxy in front says https.
+func TestHSTSWithHTTPSBaseURL(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	for _, tc := range []struct{ base, want string }{
+		{"https://burnrate.example.com", "max-age=31536000"},
+		{"http://burnrate.test", ""},
+	} {
+		srv := newServerWithBaseURL(st, tc.base)
+		for _, path := range []string{"/login", "/healthz", "/no/such/page", "/static/css/app.css"} {
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if got := rec.Header().Get("Strict-Transport-Security"); got != tc.want {
+				t.Errorf("BASE_URL %s, GET %s: Strict-Transport-Security %q, want %q", tc.base, path, got, tc.want)
+			}
+		}
+		// Refused requests carry it too.
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, newFormRequest("/tokens", url.Values{"name": {"x"}}))
+		if got := rec.Header().Get("Strict-Transport-Security"); got != tc.want {
+			t.Errorf("BASE_URL %s, refused POST: Strict-Transport-Security %q, want %q", tc.base, got, tc.want)
+		}
+	}
+}
+
+func newServerWithBaseURL(st *store.Store, base string) *web.Server {
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: base})
 }
