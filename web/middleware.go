@@ -155,6 +155,19 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// noStore keeps every response to a logged-in user or an API token (pages,
+// CSV and JSON downloads, errors) out of browser and proxy caches, where the
+// next person at a shared computer, or behind the same proxy, could read
+// it. It runs after loadSession, which leaves static files alone.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentUser(c) != nil || isAPI(c) {
+			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		}
+		return next(c)
+	}
+}
+
 // requireUser sends logged-out visitors to the log-in page.
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -27,6 +27,7 @@ func (s *Server) routes() {
 		s.strictTransport,
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
 		s.loadSession,
+		noStore,
 		// Before CSRF, whose form lookup would also read the query string.
 		refuseCSRFInQuery,
 		middleware.CSRFWithConfig(middleware.CSRFConfig{

@@ -147,3 +147,42 @@ func TestHSTSWithHTTPSBaseURL(t *testing.T) {
 func newServerWithBaseURL(st *store.Store, base string) *web.Server {
 	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: base})
 }
+
+// TestNoStoreForLoggedInResponses: what a logged-in user or an API token
+// is shown is not kept by browsers or proxies; static files still are.
+func TestNoStoreForLoggedInResponses(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "script", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := b.client(t)
+	c.login(owner.Email)
+	for _, path := range []string{
+		"/dashboard",
+		"/dashboard?format=csv&table=daily",
+		"/dashboard?format=json",
+		"/settings",
+		"/tokens",
+		"/account",
+		"/budgets/999999",
+		"/no/such/page",
+	} {
+		rec := c.get(path)
+		if got := rec.Header().Get("Cache-Control"); got != "no-store" {
+			t.Errorf("logged in, GET %s (%d): Cache-Control %q, want no-store", path, rec.Code, got)
+		}
+	}
+	for _, path := range []string{"/api/v1/org", "/api/v1/imports", "/api/v1/spend?from=2026-01-01&to=2026-01-31"} {
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, path, token, ""))
+		if got := rec.Header().Get("Cache-Control"); rec.Code != http.StatusOK || got != "no-store" {
+			t.Errorf("API GET %s: %d, Cache-Control %q, want 200 and no-store", path, rec.Code, got)
+		}
+	}
+	if got := c.get("/static/css/app.css").Header().Get("Cache-Control"); got == "no-store" {
+		t.Errorf("static file: Cache-Control %q", got)
+	}
+}
