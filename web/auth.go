@@ -56,10 +56,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Errors["email"] = "Enter an email address like ann@example.com."
 	}
-	if len(password) < minPasswordLen {
-		f.Errors["password"] = "Use at least 10 characters."
-	} else if len(password) > 72 {
-		f.Errors["password"] = "Use at most 72 characters."
+	if msg := passwordProblem(password); msg != "" {
+		f.Errors["password"] = msg
 	}
 	var invite *store.Invite
 	if f.InviteToken != "" {
