@@ -1,7 +1,9 @@
 package web
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/mail"
 	"net/netip"
@@ -39,7 +41,8 @@ func (s *Server) handleSignupShow(c echo.Context) error {
 }
 
 // handleSignup creates the account, its first org (or joins the invite's
-// org), logs in, and lands on the dashboard.
+// org), logs in, and lands on the dashboard. For an email that already has
+// an account the answer looks the same, without the log-in.
 func (s *Server) handleSignup(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.SignupForm{
@@ -99,8 +102,12 @@ func (s *Server) handleSignup(c echo.Context) error {
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
-		f.Errors["email"] = "There is already an account with this email. Log in instead."
-		return render(c, http.StatusUnprocessableEntity, views.SignupPage(s.shell(c, "Sign up", ""), f))
+		// Saying "this email has an account" would tell anyone whose
+		// address is registered. Answer as for a new account instead (the
+		// same status and redirect, but no session: the dashboard sends
+		// them on to log in), and tell the address's owner.
+		s.noteSignupForExistingAccount(ctx, f.Email)
+		return c.Redirect(http.StatusSeeOther, "/dashboard")
 	}
 	if err != nil {
 		return err
@@ -109,6 +116,20 @@ func (s *Server) handleSignup(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+// noteSignupForExistingAccount records that someone tried to sign up with
+// the email of an existing account. Burnrate sends no mail yet; when it
+// does, this is where the owner is told ("someone tried to create an
+// account with your address: if it was you, log in"). Until then it is
+// logged, by user id, for an operator to see.
+func (s *Server) noteSignupForExistingAccount(ctx context.Context, email string) {
+	u, err := s.store.UserByEmail(ctx, email)
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-up for an existing account: look up its owner", slog.Any("error", err))
+		return
+	}
+	s.log.InfoContext(ctx, "sign-up for an existing account", slog.Int64("user_id", u.ID))
 }
 
 func (s *Server) handleLoginShow(c echo.Context) error {
