@@ -44,3 +44,13 @@ func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string
 		RETURNING `+userColumns, email, name, passwordHash))
 	return u, mapError("create user", err)
 }
+
+// SetPassword replaces a user's password hash. Returns ErrNotFound if
+// there is no such user.
+func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string) error {
+	tag, err := s.q.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, passwordHash)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
+	}
+	return mapError("set password", err)
+}

@@ -144,10 +144,7 @@ func (s *Server) handleLogin(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
 	password := c.FormValue("password")
-	emailKey := "email:" + strings.ToLower(f.Email)
-	attempt, err := s.store.BeginLoginAttempt(ctx, loginWindow,
-		store.LoginLimit{Key: emailKey, Max: maxFailuresPerEmail},
-		store.LoginLimit{Key: clientKey(c.RealIP()), Max: maxFailuresPerIP})
+	attempt, err := s.store.BeginLoginAttempt(ctx, loginWindow, loginLimits(c, f.Email)...)
 	if errors.Is(err, store.ErrTooManyAttempts) {
 		f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
 		return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
@@ -167,7 +164,7 @@ func (s *Server) handleLogin(c echo.Context) error {
 		f.Error = "Wrong email or password."
 		return render(c, http.StatusUnauthorized, views.LoginPage(s.shell(c, "Log in", ""), f))
 	}
-	if err := s.store.LoginSucceeded(ctx, attempt, emailKey); err != nil {
+	if err := s.store.LoginSucceeded(ctx, attempt, loginEmailKey(f.Email)); err != nil {
 		return err
 	}
 	var orgID int64
@@ -208,6 +205,19 @@ func (s *Server) startSession(c echo.Context, userID, orgID int64) error {
 	s.setSessionCookie(c, cookie)
 	return nil
 }
+
+// loginLimits are the limits a password check for email from this client
+// counts against.
+func loginLimits(c echo.Context, email string) []store.LoginLimit {
+	return []store.LoginLimit{
+		{Key: loginEmailKey(email), Max: maxFailuresPerEmail},
+		{Key: clientKey(c.RealIP()), Max: maxFailuresPerIP},
+	}
+}
+
+// loginEmailKey is what the per-email log-in limit counts against: the
+// email as users.email is compared, ignoring case.
+func loginEmailKey(email string) string { return "email:" + strings.ToLower(email) }
 
 // clientKey is what the per-address log-in limit counts against: an IPv4
 // address, or the /64 an IPv6 address is in, since one subscriber is

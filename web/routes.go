@@ -65,6 +65,9 @@ func (s *Server) routes() {
 	e.GET("/orgs/new", s.handleOrgNew, user...)
 	e.POST("/orgs", s.handleOrgCreate, user...)
 	e.POST("/orgs/switch", s.handleOrgSwitch, user...)
+	e.GET("/account", s.handleAccountShow, user...)
+	e.POST("/account/password", s.handleAccountPassword, user...)
+	e.POST("/account/logout-everywhere", s.handleAccountLogoutEverywhere, user...)
 
 	// Logged in, looking at an org: every handler here sees only that org,
 	// by org_id in its queries and by row-level security (s.fence).
