@@ -28,10 +28,6 @@ type Config struct {
 	// BaseURL is where users reach Burnrate, for links shown to copy
 	// (invites). Secure cookies are used when it starts with https://.
 	BaseURL string
-	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
-	MaxUploadBytes int64
-	// Version is shown in /healthz.
-	Version string
 	// TrustedProxies are the addresses of the reverse proxies in front of
 	// Burnrate. Only a request arriving from one of them may name its client
 	// (X-Forwarded-For) and scheme (X-Forwarded-Proto); with none, every
@@ -41,6 +37,10 @@ type Config struct {
 	// answer requests that send it as a bearer token. Without it /metrics is
 	// not served there (see ListenAndServeMetrics for a private listener).
 	MetricsToken string
+	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
+	MaxUploadBytes int64
+	// Version is shown in /healthz.
+	Version string
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -100,22 +100,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 // ListenAndServe serves on addr until ctx is cancelled, then shuts down
 // gracefully, giving in-flight requests (an upload, say) up to 30 seconds.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	return s.listenAndServe(ctx, addr, s)
-}
-
-// ListenAndServeMetrics serves the Prometheus metrics at /metrics on addr,
-// without a token, until ctx is cancelled: for a listener that only the
-// monitoring network can reach.
-func (s *Server) ListenAndServeMetrics(ctx context.Context, addr string) error {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.metrics.handler())
-	return s.listenAndServe(ctx, addr, mux)
-}
-
-func (s *Server) listenAndServe(ctx context.Context, addr string, h http.Handler) error {
 	srv := &http.Server{
 		Addr:              addr,
-		Handler:           h,
+		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
@@ -128,6 +115,38 @@ func (s *Server) listenAndServe(ctx context.Context, addr string, h http.Handler
 	}
 	s.log.Info("shutting down", slog.String("addr", addr))
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// ListenAndServeMetrics serves the Prometheus metrics at /metrics on addr,
+// without a token, until ctx is cancelled: for a listener that only the
+// monitoring network can reach.
+func (s *Server) ListenAndServeMetrics(ctx context.Context, addr string) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
