@@ -77,6 +77,14 @@ func (s *Store) DeleteSession(ctx context.Context, id int64) error {
 	return mapError("delete session", err)
 }
 
+// DeleteUserSessions ends every session of userID except keep (0: all of
+// them), for "log out everywhere" and after a password change, and says
+// how many it ended.
+func (s *Store) DeleteUserSessions(ctx context.Context, userID, keep int64) (int64, error) {
+	tag, err := s.q.Exec(ctx, `DELETE FROM sessions WHERE user_id = $1 AND id <> $2`, userID, keep)
+	return tag.RowsAffected(), mapError("delete user sessions", err)
+}
+
 // DeleteExpiredSessions removes sessions past their expiry.
 func (s *Store) DeleteExpiredSessions(ctx context.Context) (int64, error) {
 	tag, err := s.q.Exec(ctx, `DELETE FROM sessions WHERE expires_at <= now()`)

@@ -45,25 +45,12 @@ func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string
 	return u, mapError("create user", err)
 }
 
-// RecordLoginFailure counts one failed log-in against each key (an email, a
-// client address).
-func (s *Store) RecordLoginFailure(ctx context.Context, keys ...string) error {
-	_, err := s.q.Exec(ctx, `INSERT INTO login_failures (key) SELECT unnest($1::text[])`, keys)
-	return mapError("record login failure", err)
-}
-
-// LoginFailures counts key's failed log-ins since since, and forgets older ones.
-func (s *Store) LoginFailures(ctx context.Context, key string, since time.Time) (int, error) {
-	if _, err := s.q.Exec(ctx, `DELETE FROM login_failures WHERE key = $1 AND at < $2`, key, since); err != nil {
-		return 0, mapError("count login failures", err)
+// SetPassword replaces a user's password hash. Returns ErrNotFound if
+// there is no such user.
+func (s *Store) SetPassword(ctx context.Context, userID int64, passwordHash string) error {
+	tag, err := s.q.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, passwordHash)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = ErrNotFound
 	}
-	var n int
-	err := s.q.QueryRow(ctx, `SELECT count(*) FROM login_failures WHERE key = $1 AND at >= $2`, key, since).Scan(&n)
-	return n, mapError("count login failures", err)
-}
-
-// ClearLoginFailures forgets key's failures after a successful log-in.
-func (s *Store) ClearLoginFailures(ctx context.Context, key string) error {
-	_, err := s.q.Exec(ctx, `DELETE FROM login_failures WHERE key = $1`, key)
-	return mapError("clear login failures", err)
+	return mapError("set password", err)
 }

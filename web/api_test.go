@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/burnrate/burnrate/store/storetest"
+	"github.com/burnrate/burnrate/web"
 )
 
 func apiRequest(method, path, token, body string) *http.Request {
@@ -54,7 +55,7 @@ func TestAPITokenAuth(t *testing.T) {
 
 func TestHealthAndMetrics(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setupConfig(t, web.Config{MetricsToken: testMetricsToken})
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	wantStatus(t, rec, http.StatusOK)
@@ -62,7 +63,9 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Fatalf("healthz = %s", rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	b.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+testMetricsToken)
+	b.srv.ServeHTTP(rec, req)
 	wantStatus(t, rec, http.StatusOK)
 	if !strings.Contains(rec.Body.String(), `burnrate_http_request_duration_seconds_count{code="200",method="GET",route="/healthz"} 1`) {
 		t.Fatalf("metrics lack the healthz request:\n%.2000s", rec.Body)

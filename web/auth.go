@@ -1,11 +1,16 @@
 package web
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/mail"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,6 +20,8 @@ import (
 
 // Log-in rate limits: failures counted per email and per client address over
 // a sliding window, across every app instance (they are kept in Postgres).
+// Attempts are counted before the password is checked, so that concurrent
+// guesses cannot all get in under the limit.
 const (
 	loginWindow         = 15 * time.Minute
 	maxFailuresPerEmail = 10
@@ -34,7 +41,8 @@ func (s *Server) handleSignupShow(c echo.Context) error {
 }
 
 // handleSignup creates the account, its first org (or joins the invite's
-// org), logs in, and lands on the dashboard.
+// org), logs in, and lands on the dashboard. For an email that already has
+// an account the answer looks the same, without the log-in.
 func (s *Server) handleSignup(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.SignupForm{
@@ -51,10 +59,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Errors["email"] = "Enter an email address like ann@example.com."
 	}
-	if len(password) < minPasswordLen {
-		f.Errors["password"] = "Use at least 10 characters."
-	} else if len(password) > 72 {
-		f.Errors["password"] = "Use at most 72 characters."
+	if msg := passwordProblem(password); msg != "" {
+		f.Errors["password"] = msg
 	}
 	var invite *store.Invite
 	if f.InviteToken != "" {
@@ -96,8 +102,12 @@ func (s *Server) handleSignup(c echo.Context) error {
 		return err
 	})
 	if errors.Is(err, store.ErrConflict) {
-		f.Errors["email"] = "There is already an account with this email. Log in instead."
-		return render(c, http.StatusUnprocessableEntity, views.SignupPage(s.shell(c, "Sign up", ""), f))
+		// Saying "this email has an account" would tell anyone whose
+		// address is registered. Answer as for a new account instead (the
+		// same status and redirect, but no session: the dashboard sends
+		// them on to log in), and tell the address's owner.
+		s.noteSignupForExistingAccount(ctx, f.Email)
+		return c.Redirect(http.StatusSeeOther, "/dashboard")
 	}
 	if err != nil {
 		return err
@@ -106,6 +116,20 @@ func (s *Server) handleSignup(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+// noteSignupForExistingAccount records that someone tried to sign up with
+// the email of an existing account. Burnrate sends no mail yet; when it
+// does, this is where the owner is told ("someone tried to create an
+// account with your address: if it was you, log in"). Until then it is
+// logged, by user id, for an operator to see.
+func (s *Server) noteSignupForExistingAccount(ctx context.Context, email string) {
+	u, err := s.store.UserByEmail(ctx, email)
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-up for an existing account: look up its owner", slog.Any("error", err))
+		return
+	}
+	s.log.InfoContext(ctx, "sign-up for an existing account", slog.Int64("user_id", u.ID))
 }
 
 func (s *Server) handleLoginShow(c echo.Context) error {
@@ -120,17 +144,13 @@ func (s *Server) handleLogin(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
 	password := c.FormValue("password")
-	emailKey, ipKey := "email:"+strings.ToLower(f.Email), "ip:"+c.RealIP()
-	since := time.Now().Add(-loginWindow)
-	for key, max := range map[string]int{emailKey: maxFailuresPerEmail, ipKey: maxFailuresPerIP} {
-		n, err := s.store.LoginFailures(ctx, key, since)
-		if err != nil {
-			return err
-		}
-		if n >= max {
-			f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
-			return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
-		}
+	attempt, err := s.store.BeginLoginAttempt(ctx, loginWindow, loginLimits(c, f.Email)...)
+	if errors.Is(err, store.ErrTooManyAttempts) {
+		f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
+		return render(c, http.StatusTooManyRequests, views.LoginPage(s.shell(c, "Log in", ""), f))
+	}
+	if err != nil {
+		return err
 	}
 	user, err := s.store.UserByEmail(ctx, f.Email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -140,13 +160,11 @@ func (s *Server) handleLogin(c echo.Context) error {
 		checkPassword(dummyHash, password)
 	}
 	if err != nil || !checkPassword(user.PasswordHash, password) {
-		if err := s.store.RecordLoginFailure(ctx, emailKey, ipKey); err != nil {
-			return err
-		}
+		// The attempt was counted as a failure when it began.
 		f.Error = "Wrong email or password."
 		return render(c, http.StatusUnauthorized, views.LoginPage(s.shell(c, "Log in", ""), f))
 	}
-	if err := s.store.ClearLoginFailures(ctx, emailKey); err != nil {
+	if err := s.store.LoginSucceeded(ctx, attempt, loginEmailKey(f.Email)); err != nil {
 		return err
 	}
 	var orgID int64
@@ -158,11 +176,7 @@ func (s *Server) handleLogin(c echo.Context) error {
 	if err := s.startSession(c, user.ID, orgID); err != nil {
 		return err
 	}
-	next := f.Next
-	if next == "" {
-		next = "/dashboard"
-	}
-	return c.Redirect(http.StatusSeeOther, next)
+	return c.Redirect(http.StatusSeeOther, f.Next)
 }
 
 func (s *Server) handleLogout(c echo.Context) error {
@@ -192,10 +206,58 @@ func (s *Server) startSession(c echo.Context, userID, orgID int64) error {
 	return nil
 }
 
-// safeNext keeps post-log-in redirects on this site: a local path only.
-func safeNext(next string) string {
-	if strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") && !strings.Contains(next, `\`) {
-		return next
+// loginLimits are the limits a password check for email from this client
+// counts against.
+func loginLimits(c echo.Context, email string) []store.LoginLimit {
+	return []store.LoginLimit{
+		{Key: loginEmailKey(email), Max: maxFailuresPerEmail},
+		{Key: clientKey(c.RealIP()), Max: maxFailuresPerIP},
 	}
-	return ""
+}
+
+// loginEmailKey is what the per-email log-in limit counts against: the
+// email as users.email is compared, ignoring case.
+func loginEmailKey(email string) string { return "email:" + strings.ToLower(email) }
+
+// clientKey is what the per-address log-in limit counts against: an IPv4
+// address, or the /64 an IPv6 address is in, since one subscriber is
+// usually given a whole /64 and could otherwise try from a new address
+// every time.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	if a = a.Unmap(); a.Is4() {
+		return "ip:" + a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return "ip:" + p.String()
+}
+
+// safeNext returns next if it is a path on this site, and "/" otherwise. It
+// is the one gate for every redirect to a place the request names.
+//
+// Browsers read URLs more loosely than url.Parse: they drop tabs and
+// newlines anywhere in a URL and take a backslash for a slash, so "/<TAB>/x"
+// and "/\x" both mean "//x", another host. Rather than clean such input,
+// anything with a control character or backslash, raw or percent-encoded,
+// is refused, as is any scheme, host, or path starting "//".
+func safeNext(next string) string {
+	const fallback = "/"
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || len(next) > 2048 {
+		return fallback
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return fallback
+	}
+	for _, s := range []string{next, u.Path} {
+		if strings.HasPrefix(s, "//") || strings.ContainsFunc(s, func(r rune) bool {
+			return unicode.IsControl(r) || r == '\\'
+		}) {
+			return fallback
+		}
+	}
+	return next
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,9 @@ import (
 )
 
 const sessionCookie = "burnrate_session"
+
+// csrfField is the form field that carries the CSRF token.
+const csrfField = "_csrf"
 
 const (
 	roleAdmin = store.RoleAdmin
@@ -67,6 +71,45 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// hstsHeader is sent when BASE_URL is https: a year, for this host only
+// (includeSubDomains could break plain-http sites under a self-hosted
+// install's domain, which are not Burnrate's to decide).
+const hstsHeader = "max-age=31536000"
+
+// strictTransport tells browsers to reach Burnrate only over https, when
+// BASE_URL says that is how it is reached. echo's SecureConfig.HSTSMaxAge
+// sends the header only on requests it sees arrive over https, and
+// Burnrate terminates no TLS itself: behind a proxy that sends no
+// X-Forwarded-Proto, or one not in TRUSTED_PROXIES, it would never be sent.
+// Browsers ignore the header on plain-http responses, so always is safe.
+func (s *Server) strictTransport(next echo.HandlerFunc) echo.HandlerFunc {
+	if !s.secureCookies() {
+		return next
+	}
+	return func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderStrictTransportSecurity, hstsHeader)
+		return next(c)
+	}
+}
+
+// refuseCSRFInQuery refuses a state-changing request whose URL carries a
+// CSRF token. The token belongs in the form body or the X-CSRF-Token header:
+// in a URL it ends up in logs, history and Referer headers. echo's form
+// lookup reads the body and the query string alike, so without this a
+// leaked token would work in a link-shaped request.
+func refuseCSRFInQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+			return next(c)
+		}
+		if c.Request().URL.Query().Has(csrfField) {
+			return echo.NewHTTPError(http.StatusForbidden, "The form's security token must not be in the URL. Reload the page and try again.")
+		}
+		return next(c)
+	}
+}
+
 // loadSession finds the browser's session, if it has a live one, and with
 // it the user and the org they are looking at.
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
@@ -108,6 +151,19 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 				c.Set(keyOrg, &org)
 				c.Set(keyRole, m.Role)
 			}
+		}
+		return next(c)
+	}
+}
+
+// noStore keeps every response to a logged-in user or an API token (pages,
+// CSV and JSON downloads, errors) out of browser and proxy caches, where the
+// next person at a shared computer, or behind the same proxy, could read
+// it. It runs after loadSession, which leaves static files alone.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentUser(c) != nil || isAPI(c) {
+			c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 		}
 		return next(c)
 	}
@@ -173,6 +229,21 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(keyOrg, &org)
 		c.Set(keyRole, store.RoleMember)
+		return next(c)
+	}
+}
+
+// requireMetricsToken lets through requests bearing the metrics token.
+// Metrics name every route and how busy it is, and the process's memory:
+// not for everyone.
+func (s *Server) requireMetricsToken(next echo.HandlerFunc) echo.HandlerFunc {
+	want := []byte("Bearer " + s.cfg.MetricsToken)
+	return func(c echo.Context) error {
+		got := []byte(c.Request().Header.Get(echo.HeaderAuthorization))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="metrics"`)
+			return echo.NewHTTPError(http.StatusUnauthorized, "metrics need Authorization: Bearer <METRICS_TOKEN>")
+		}
 		return next(c)
 	}
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/static"
 )
@@ -25,9 +24,13 @@ func (s *Server) routes() {
 			ReferrerPolicy:        "same-origin",
 			ContentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
 		}),
+		s.strictTransport,
 		middleware.BodyLimit(bodyLimit(s.cfg.MaxUploadBytes)),
 		s.guardBody,
 		s.loadSession,
+		noStore,
+		// Before CSRF, whose form lookup would also read the query string.
+		refuseCSRFInQuery,
 		middleware.CSRFWithConfig(middleware.CSRFConfig{
 			// Scripts authenticate with bearer tokens, not cookies, so
 			// cross-site forgery does not apply to them.
@@ -52,7 +55,9 @@ func (s *Server) routes() {
 
 	// Public.
 	e.GET("/healthz", s.handleHealth)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{})))
+	if s.cfg.MetricsToken != "" {
+		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()), s.requireMetricsToken)
+	}
 	e.StaticFS("/static", static.FS)
 	e.GET("/", s.handleHome)
 	e.GET("/signup", s.handleSignupShow)
@@ -70,6 +75,9 @@ func (s *Server) routes() {
 	e.GET("/orgs/new", s.handleOrgNew, user...)
 	e.POST("/orgs", s.handleOrgCreate, user...)
 	e.POST("/orgs/switch", s.handleOrgSwitch, user...)
+	e.GET("/account", s.handleAccountShow, user...)
+	e.POST("/account/password", s.handleAccountPassword, user...)
+	e.POST("/account/logout-everywhere", s.handleAccountLogoutEverywhere, user...)
 
 	// Logged in, looking at an org: every handler here sees only that org,
 	// by org_id in its queries and by row-level security (s.fence). The

@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
@@ -26,6 +28,15 @@ type Config struct {
 	// BaseURL is where users reach Burnrate, for links shown to copy
 	// (invites). Secure cookies are used when it starts with https://.
 	BaseURL string
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// Burnrate. Only a request arriving from one of them may name its client
+	// (X-Forwarded-For) and scheme (X-Forwarded-Proto); with none, every
+	// request is taken to come from the address that connected.
+	TrustedProxies []netip.Prefix
+	// MetricsToken, when set, lets GET /metrics on the app's own listener
+	// answer requests that send it as a bearer token. Without it /metrics is
+	// not served there (see ListenAndServeMetrics for a private listener).
+	MetricsToken string
 	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
 	MaxUploadBytes int64
 	// Version is shown in /healthz.
@@ -90,11 +101,30 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor, s.echo.SchemeExtractor = forwardedTrust(cfg.TrustedProxies)
 	s.metrics = newMetrics()
 	s.progress = newUploadProgress()
 	s.imports = newImportSlots(cfg.MaxImportsPerOrg)
 	s.routes()
 	return s
+}
+
+// forwardedTrust decides whose forwarding headers are believed. A client
+// can send any X-Forwarded-For it likes, so the header is read only from the
+// configured proxies, walking it from the right to the first address that is
+// not one of them. echo would otherwise also believe every loopback,
+// link-local and private address; those are trusted here only when listed,
+// since a private network is often shared with machines that are not proxies.
+func forwardedTrust(proxies []netip.Prefix) (echo.IPExtractor, echo.SchemeExtractor) {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect(), echo.ExtractSchemeDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range proxies {
+		p = p.Masked()
+		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...), echo.ExtractSchemeFromHeaders(opts...)
 }
 
 // ServeHTTP serves a request.
@@ -144,6 +174,38 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// ListenAndServeMetrics serves the Prometheus metrics at /metrics on addr,
+// without a token, until ctx is cancelled: for a listener that only the
+// monitoring network can reach.
+func (s *Server) ListenAndServeMetrics(ctx context.Context, addr string) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.metrics.handler())
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
 // metrics are the Prometheus collectors, on a registry of the server's own
 // (not the global one) so that servers in tests do not collide.
 type metrics struct {
@@ -161,6 +223,10 @@ func newMetrics() *metrics {
 	}, []string{"method", "route", "code"})
 	reg.MustRegister(requests)
 	return &metrics{registry: reg, requests: requests}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
 // Route is one entry of the route table.

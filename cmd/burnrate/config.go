@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -25,6 +27,15 @@ type Config struct {
 	RunMigrations  bool
 	SMTPURL        string
 	Stripe         StripeConfig
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (none: the connecting address is the
+	// client).
+	TrustedProxies []netip.Prefix
+	// MetricsToken lets /metrics on Addr answer with this bearer token;
+	// MetricsAddr serves /metrics on a listener of its own, without one.
+	// With neither, metrics are not served.
+	MetricsToken string
+	MetricsAddr  string
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -108,10 +119,53 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, errors.New("SMTP_URL: want smtp://user:password@host:587 or smtps://…"))
 		}
 	}
+	proxies, err := parseProxies(getenv("TRUSTED_PROXIES"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+	}
+	cfg.TrustedProxies = proxies
+	cfg.MetricsToken, cfg.MetricsAddr = secret("METRICS_TOKEN"), or("METRICS_ADDR", "")
+	if t := cfg.MetricsToken; t != "" && (len(t) < 16 || strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r > '~' })) {
+		errs = append(errs, errors.New("METRICS_TOKEN: want at least 16 printable ASCII characters without spaces (openssl rand -hex 32)"))
+	}
+	if cfg.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(cfg.MetricsAddr); err != nil || port == "" {
+			errs = append(errs, fmt.Errorf("METRICS_ADDR: want host:port such as 127.0.0.1:9090, got %q", cfg.MetricsAddr))
+		} else if cfg.MetricsAddr == cfg.Addr {
+			errs = append(errs, fmt.Errorf("METRICS_ADDR: must differ from ADDR (%s)", cfg.Addr))
+		}
+	}
 	if len(errs) > 0 {
 		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
 	}
 	return cfg, nil
+}
+
+// parseProxies reads a comma-separated list of CIDR ranges (a bare address
+// is a range of one).
+func parseProxies(v string) ([]netip.Prefix, error) {
+	var ps []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("want comma-separated CIDR ranges such as 10.0.0.0/8,2001:db8::/32, got %q", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p.Bits() == 0 {
+			// Trusting every address lets any client choose its own, which
+			// is what this setting exists to prevent.
+			return nil, fmt.Errorf("%q trusts every address; list only the proxies' ranges", f)
+		}
+		ps = append(ps, p.Masked())
+	}
+	return ps, nil
 }
 
 // joinLines joins errors one per line, indented under "configuration:".

@@ -36,12 +36,29 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
 		Version:        version,
+		TrustedProxies: cfg.TrustedProxies,
+		MetricsToken:   cfg.MetricsToken,
 	})
-	log.Info("Burnrate is ready", slog.String("url", cfg.BaseURL), slog.String("addr", cfg.Addr))
-	if err := srv.ListenAndServe(ctx, cfg.Addr); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	// The listeners stop together: when one fails, the other shuts down.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
+	listeners := 1
+	go func() { errc <- srv.ListenAndServe(ctx, cfg.Addr) }()
+	if cfg.MetricsAddr != "" {
+		listeners++
+		go func() { errc <- srv.ListenAndServeMetrics(ctx, cfg.MetricsAddr) }()
+		log.Info("metrics listener", slog.String("addr", cfg.MetricsAddr))
 	}
-	return nil
+	log.Info("Burnrate is ready", slog.String("url", cfg.BaseURL), slog.String("addr", cfg.Addr))
+	var first error
+	for range listeners {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && first == nil {
+			first = err
+		}
+		cancel()
+	}
+	return first
 }
 
 // importSweepEvery is how often serve looks for imports whose importer died

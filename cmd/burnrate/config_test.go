@@ -1,0 +1,47 @@
+package main
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestConfigTrustedProxies(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.TrustedProxies != nil {
+		t.Fatalf("default TRUSTED_PROXIES = %v, %v; want none", cfg.TrustedProxies, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"TRUSTED_PROXIES": " 10.1.2.3/8, 2001:db8::/32,192.0.2.7 "}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("192.0.2.7/32")}
+	if !slices.Equal(cfg.TrustedProxies, want) {
+		t.Fatalf("TRUSTED_PROXIES = %v, want %v", cfg.TrustedProxies, want)
+	}
+	for _, bad := range []string{"10.0.0.0/33", "proxy.internal", "0.0.0.0/0", "::/0", "10.0.0.0/8;192.168.0.0/16"} {
+		if _, err := loadConfig(env(map[string]string{"TRUSTED_PROXIES": bad})); err == nil || !strings.Contains(err.Error(), "TRUSTED_PROXIES") {
+			t.Errorf("TRUSTED_PROXIES=%q: err = %v, want a TRUSTED_PROXIES error", bad, err)
+		}
+	}
+}
+
+func TestConfigMetrics(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(map[string]string{"METRICS_TOKEN": "0123456789abcdef0123", "METRICS_ADDR": "127.0.0.1:9090"}))
+	if err != nil || cfg.MetricsToken != "0123456789abcdef0123" || cfg.MetricsAddr != "127.0.0.1:9090" {
+		t.Fatalf("metrics config = %q %q, %v", cfg.MetricsToken, cfg.MetricsAddr, err)
+	}
+	for _, bad := range []map[string]string{
+		{"METRICS_TOKEN": "short"},
+		{"METRICS_TOKEN": "has a space in it, long enough"},
+		{"METRICS_ADDR": "9090"},
+		{"METRICS_ADDR": ":8080"},
+	} {
+		if _, err := loadConfig(env(bad)); err == nil || !strings.Contains(err.Error(), "METRICS_") {
+			t.Errorf("%v: err = %v, want a METRICS_ error", bad, err)
+		}
+	}
+}
