@@ -70,7 +70,7 @@ func (e *ParseError) Error() string {
 		b.WriteString(e.Column)
 		b.WriteString(": ")
 		if e.Value != "" || !(errors.Is(e.Err, ErrEmptyValue) || errors.Is(e.Err, ErrNoModel)) {
-			b.WriteString(strconv.Quote(e.Value))
+			b.WriteString(quotedValue(e.Value))
 			b.WriteByte(' ')
 		}
 	} else if e.Char > 0 {
@@ -95,6 +95,17 @@ func (e *ParseError) Error() string {
 
 // Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
+
+// quotedValue quotes a bad value for a message: whole when short, else its
+// start and its length, so that a megabyte-long cell never becomes a
+// megabyte-long error in the import history.
+func quotedValue(v string) string {
+	const longest = 64
+	if len(v) <= longest {
+		return strconv.Quote(v)
+	}
+	return strconv.Quote(snippet(v[:longest], 0)) + " (" + strconv.Itoa(len(v)) + " bytes)"
+}
 
 // reason words a cause for the one value or record at hand ("12 fields, the
 // header has 14") while errors.Is still matches its sentinel.

@@ -149,3 +149,15 @@ func TestParseErrorFields(t *testing.T) {
 		t.Errorf("rows before the error = %d, want 9", len(rows))
 	}
 }
+
+// TestParseErrorQuotesLongValuesShort: a megabyte-long bad cell is named by
+// its start and length, never copied whole into the message (which the
+// import history stores and Postgres carries).
+func TestParseErrorQuotesLongValuesShort(t *testing.T) {
+	long := strings.Repeat("9", 1<<20)
+	msg := (&ParseError{File: "huge.csv", Line: 3, Column: "cost", Value: long, Err: ErrNotNumber}).Error()
+	want := `huge.csv: line 3, column cost: "999999999999999999999999…" (1048576 bytes) is not a number`
+	if msg != want {
+		t.Fatalf("message = %.200q, want %q", msg, want)
+	}
+}

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -254,7 +256,23 @@ func appendJSONString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
+// errSourceFailed is the error pgx is given when the rows' source fails.
+// pgx sends an error's text to Postgres in a CopyFail message, and Postgres
+// drops the connection when that message is longer than a few kilobytes (a
+// parse error quoting a megabyte-long cell would be): the import's
+// connection, which must still record the failure. The source's own error
+// reaches the caller from the source (see failure).
+var errSourceFailed = errors.New("the rows' source failed; its error is returned by the caller")
+
 func (c *copySource) Err() error {
+	if c.failure() != nil {
+		return errSourceFailed
+	}
+	return nil
+}
+
+// failure is the error that stopped the source, if any.
+func (c *copySource) failure() error {
 	if c.err != nil {
 		return c.err
 	}
@@ -336,7 +354,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		}
 		n, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges_staging"}, chargeColumns, cs)
 		if err != nil {
-			return res, fmt.Errorf("write charges: %w", err)
+			return res, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 		}
 		copied = n
 	}
@@ -420,7 +438,7 @@ func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error)
 	}
 	copied, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges"}, chargeColumns, cs)
 	if err != nil {
-		return 0, fmt.Errorf("write charges: %w", err)
+		return 0, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 	}
 	if _, err := s.q.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
 		return 0, mapError("write charges: role", err)
