@@ -32,9 +32,11 @@ assets: ## vendor front-end assets from npm into static/ (pinned in package.json
 	cp node_modules/htmx.org/LICENSE static/vendor/htmx.LICENSE
 	cp node_modules/echarts/LICENSE static/vendor/echarts.LICENSE
 
-lint: ## vet, gofmt, and generated code up to date
+lint: ## vet, gofmt, staticcheck and no unreachable code (deadcode); tools pinned in go.mod
 	$(GO) vet ./...
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
+	$(GO) tool staticcheck ./...
+	dead="$$($(GO) tool deadcode -test ./...)"; test -z "$$dead" || { echo "$$dead"; exit 1; }
 
 verify: generate ## fail if generated templ code is stale
 	git diff --exit-code -- '*_templ.go'

@@ -34,16 +34,17 @@ func badText(s string) int {
 }
 
 // textReason says what is wrong with s at offset at (from badText): the
-// sentinel, its wording, and what the file probably is instead.
-func textReason(s string, at int) (sentinel error, what, hint string) {
+// wording, what the file probably is instead, and the sentinel.
+func textReason(s string, at int) (what, hint string, sentinel error) {
 	if s[at] == 0 {
 		if looksUTF16(s) {
-			return ErrNULByte, "contains a NUL byte", "the file looks like UTF-16 without a byte-order mark; save it as UTF-8"
+			return "contains a NUL byte", "the file looks like UTF-16 without a byte-order mark; save it as UTF-8", ErrNULByte
 		}
-		return ErrNULByte, "contains a NUL byte", "text cannot hold NUL bytes; is this a binary file? Burnrate reads CSV saved as UTF-8"
+		return "contains a NUL byte", "text cannot hold NUL bytes; is this a binary file? Burnrate reads CSV saved as UTF-8", ErrNULByte
 	}
-	return ErrNotUTF8, "is not valid UTF-8",
-		fmt.Sprintf("byte 0x%02x is not UTF-8; the file is probably Latin-1 or Windows-1252: save it as UTF-8 (in Excel: CSV UTF-8)", s[at])
+	return "is not valid UTF-8",
+		fmt.Sprintf("byte 0x%02x is not UTF-8; the file is probably Latin-1 or Windows-1252: save it as UTF-8 (in Excel: CSV UTF-8)", s[at]),
+		ErrNotUTF8
 }
 
 // looksUTF16 reports whether s reads like UTF-16 text taken as bytes: ASCII
@@ -78,7 +79,7 @@ func snippet(s string, at int) string {
 // store. The name itself is no use as a column name in the error: it is the
 // bad text, so the field is named by its position and shown escaped.
 func headerTextError(file string, i int, name string, at int) error {
-	sentinel, what, hint := textReason(name, at)
+	what, hint, sentinel := textReason(name, at)
 	return &ParseError{File: file, Line: 1,
 		Err: &reason{fmt.Sprintf("header field %d %s %s", i+1, strconv.Quote(snippet(name, at)), what), sentinel},
 		Msg: hint}
@@ -87,7 +88,7 @@ func headerTextError(file string, i int, name string, at int) error {
 // cellTextError reports a cell that Postgres cannot store, at line of the
 // file under column; the value is shown around the bad byte only.
 func cellTextError(file string, line int, column, cell string, at int) error {
-	sentinel, what, hint := textReason(cell, at)
+	what, hint, sentinel := textReason(cell, at)
 	return &ParseError{File: file, Line: line, Column: column, Value: snippet(cell, at),
 		Err: &reason{what, sentinel}, Msg: hint}
 }

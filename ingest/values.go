@@ -96,14 +96,6 @@ func (c *rowCtx) errAt(i int, err error, msg string) *ParseError {
 // dec parses cell i as a usage quantity; empty is zero.
 func (c *rowCtx) dec(i int) (decimal.Decimal, error) { return c.number(i, quantity.Quantity) }
 
-// decOr parses cell i as a quantity, returning def when the cell is empty or absent.
-func (c *rowCtx) decOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
-	if c.t(i) == "" {
-		return def, nil
-	}
-	return c.dec(i)
-}
-
 // money parses cell i as an amount of money; empty is zero.
 func (c *rowCtx) money(i int) (decimal.Decimal, error) { return c.number(i, quantity.Money) }
 
@@ -171,8 +163,7 @@ func (c *rowCtx) timeOpt(i int) (time.Time, error) {
 }
 
 var (
-	hundred = decimal.NewFromInt(100)
-	hour    = decimal.NewFromInt(3600)
+	hour = decimal.NewFromInt(3600)
 )
 
 // parseNumber parses a cell through quantity's bounds for k (which also

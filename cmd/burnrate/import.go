@@ -30,7 +30,7 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return err
 	}
 	if *slug == "" || fs.NArg() == 0 {
-		return errors.New("import: usage: burnrate import --org SLUG [--source NAME] [--json] FILE...")
+		return errors.New("import: usage: burnrate import --org SLUG [--source NAME] [--json] FILE [FILE …]")
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
 	if err != nil {
