@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"github.com/burnrate/burnrate/password"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -25,7 +26,7 @@ func (s *Server) handleAccountPassword(c echo.Context) error {
 	page := func(status int) error {
 		return render(c, status, views.AccountPage(s.shell(c, "Your account", ""), f))
 	}
-	if msg := passwordProblem(next); msg != "" {
+	if msg := password.Problem(next); msg != "" {
 		f.Errors["new_password"] = msg
 	} else if c.FormValue("confirm_password") != next {
 		f.Errors["confirm_password"] = "The two new passwords differ."
@@ -40,7 +41,7 @@ func (s *Server) handleAccountPassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !checkPassword(user.PasswordHash, current) {
+	if !password.Check(user.PasswordHash, current) {
 		f.Errors["current_password"] = "That is not your current password."
 		return page(http.StatusUnprocessableEntity)
 	}
@@ -50,7 +51,7 @@ func (s *Server) handleAccountPassword(c echo.Context) error {
 	if len(f.Errors) > 0 {
 		return page(http.StatusUnprocessableEntity)
 	}
-	hash, err := HashPassword(next)
+	hash, err := password.Hash(next)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -40,11 +41,11 @@ func (s *Server) handleAdvisor(c echo.Context) error {
 // handleAPIAdvise is POST /api/v1/advise: the `burnrate advise --json`
 // result for a JSON body of the CLI's flags.
 func (s *Server) handleAPIAdvise(c echo.Context) error {
-	var b AdviseBody
+	var b advisor.AdviseBody
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	adv, _, err := Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	adv, _, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func decodeJSON(c echo.Context, v any) error {
 		if errors.As(err, &he) {
 			return err
 		}
-		return badInput("body: %v", err)
+		return advisor.BadInput("body: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -72,11 +73,11 @@ func decodeJSON(c echo.Context, v any) error {
 		case errors.As(err, &qe):
 			return err // 422 naming the field (handleError)
 		case errors.As(err, &se):
-			return badInput("body is not valid JSON: %v", err)
+			return advisor.BadInput("body is not valid JSON: %v", err)
 		case errors.As(err, &te):
-			return badInput("field %s: expected a %s, got a JSON %s", te.Field, te.Type, te.Value)
+			return advisor.BadInput("field %s: expected a %s, got a JSON %s", te.Field, te.Type, te.Value)
 		}
-		return badInput("body: %v", strings.TrimPrefix(err.Error(), "json: "))
+		return advisor.BadInput("body: %v", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }
@@ -85,21 +86,21 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 	v := views.AdviceView{Form: form, Link: "/advisor?" + form.Encode()}
 	b, errs := adviseBodyFromForm(form)
 	if len(errs) > 0 {
-		p, err := LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, PriceCatalog, time.Now())
+		p, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, advisor.PriceCatalog, time.Now())
 		if err != nil {
 			return v, err
 		}
 		v.Errors, v.Prices = errs, priceInfo(p)
 		return v, nil
 	}
-	adv, p, err := Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	adv, p, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
 	v.Prices = priceInfo(p)
-	var ie *inputError
+	var ie *advisor.InputError
 	switch {
 	case errors.As(err, &ie):
-		v.Errors = strings.Split(ie.msg, "; ")
+		v.Errors = strings.Split(ie.Error(), "; ")
 		if p.Catalog == nil {
-			p, _ = LoadOrgPrices(c.Request().Context(), nil, 0, PriceCatalog, time.Now())
+			p, _ = advisor.LoadOrgPrices(c.Request().Context(), nil, 0, advisor.PriceCatalog, time.Now())
 			v.Prices = priceInfo(p)
 		}
 		return v, nil
@@ -115,7 +116,7 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 func advisorDefaults() url.Values {
 	v := url.Values{
 		"job": {string(pricing.JobFullFinetune)}, "model": {"llama-3.1-8b"}, "precision": {"bf16"},
-		"tokens": {"1B"}, "seq_len": {"4096"}, "max_gpus": {"64"}, "price_source": {PriceOverrides},
+		"tokens": {"1B"}, "seq_len": {"4096"}, "max_gpus": {"64"}, "price_source": {advisor.PriceOverrides},
 	}
 	for k, val := range assumptionValues(pricing.DefaultAssumptions()) {
 		v.Set(k, val)
@@ -158,9 +159,9 @@ func assumptionValues(a pricing.Assumptions) map[string]string {
 
 // adviseBodyFromForm reads the advisor form; errs name each field that is
 // not a number or is out of range.
-func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
+func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string) {
 	f := formNumbers{v: v}
-	b := AdviseBody{
+	b := advisor.AdviseBody{
 		Job: v.Get("job"), Precision: v.Get("precision"), GPU: v.Get("gpu"), Providers: v["providers"],
 		Spot: v.Get("spot") != "", IncludeSuspicious: v.Get("include_suspicious") != "", PriceSource: v.Get("price_source"),
 	}
@@ -191,7 +192,7 @@ func adviseBodyFromForm(v url.Values) (AdviseBody, []string) {
 	return b, f.errs
 }
 
-func priceInfo(p OrgPrices) views.PriceInfo {
+func priceInfo(p advisor.OrgPrices) views.PriceInfo {
 	pi := views.PriceInfo{
 		Source: p.Source, GPUOverrides: p.GPUOverrides, LLMOverrides: p.LLMOverrides,
 		PaidRates: len(p.Paid), PaidUsed: p.PaidUsed,

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"github.com/burnrate/burnrate/password"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -52,14 +53,14 @@ func (s *Server) handleSignup(c echo.Context) error {
 		InviteToken: c.FormValue("invite"),
 		Errors:      map[string]string{},
 	}
-	password := c.FormValue("password")
+	pw := c.FormValue("password")
 	if f.Name == "" {
 		f.Errors["name"] = "Tell us your name."
 	}
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Errors["email"] = "Enter an email address like ann@example.com."
 	}
-	if msg := passwordProblem(password); msg != "" {
+	if msg := password.Problem(pw); msg != "" {
 		f.Errors["password"] = msg
 	}
 	var invite *store.Invite
@@ -80,7 +81,7 @@ func (s *Server) handleSignup(c echo.Context) error {
 	if len(f.Errors) > 0 || f.Error != "" {
 		return render(c, http.StatusUnprocessableEntity, views.SignupPage(s.shell(c, "Sign up", ""), f))
 	}
-	hash, err := HashPassword(password)
+	hash, err := password.Hash(pw)
 	if err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func (s *Server) handleLoginShow(c echo.Context) error {
 func (s *Server) handleLogin(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: safeNext(c.FormValue("next"))}
-	password := c.FormValue("password")
+	pw := c.FormValue("password")
 	attempt, err := s.store.BeginLoginAttempt(ctx, loginWindow, loginLimits(c, f.Email)...)
 	if errors.Is(err, store.ErrTooManyAttempts) {
 		f.Error = "Too many failed log-ins. Wait 15 minutes and try again."
@@ -157,9 +158,9 @@ func (s *Server) handleLogin(c echo.Context) error {
 		return err
 	}
 	if err != nil {
-		checkPassword(dummyHash, password)
+		password.Check(password.DummyHash, pw)
 	}
-	if err != nil || !checkPassword(user.PasswordHash, password) {
+	if err != nil || !password.Check(user.PasswordHash, pw) {
 		// The attempt was counted as a failure when it began.
 		f.Error = "Wrong email or password."
 		return render(c, http.StatusUnauthorized, views.LoginPage(s.shell(c, "Log in", ""), f))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,11 +32,11 @@ func (s *Server) handleBreakEven(c echo.Context) error {
 // handleAPIBreakEven is POST /api/v1/breakeven: the `burnrate breakeven
 // --json` result for a JSON body of the CLI's flags.
 func (s *Server) handleAPIBreakEven(c echo.Context) error {
-	var b BreakEvenBody
+	var b advisor.BreakEvenBody
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	res, _, err := BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	res, _, err := advisor.BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
 	if err != nil {
 		return err
 	}
@@ -103,19 +104,19 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 	}
 	b, errs := breakEvenBodyFromForm(form)
 	if len(errs) > 0 {
-		p, _ := LoadOrgPrices(ctx, nil, 0, PriceCatalog, now)
+		p, _ := advisor.LoadOrgPrices(ctx, nil, 0, advisor.PriceCatalog, now)
 		v.Errors, v.Prices = errs, priceInfo(p)
 		return v, nil
 	}
-	res, p, err := BreakEven(ctx, st, org.ID, b, now)
+	res, p, err := advisor.BreakEven(ctx, st, org.ID, b, now)
 	if p.Catalog == nil {
-		p, _ = LoadOrgPrices(ctx, nil, 0, PriceCatalog, now)
+		p, _ = advisor.LoadOrgPrices(ctx, nil, 0, advisor.PriceCatalog, now)
 	}
 	v.Prices = priceInfo(p)
-	var ie *inputError
+	var ie *advisor.InputError
 	switch {
 	case errors.As(err, &ie):
-		v.Errors = strings.Split(ie.msg, "; ")
+		v.Errors = strings.Split(ie.Error(), "; ")
 		return v, nil
 	case err != nil:
 		return v, err
@@ -145,15 +146,15 @@ func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
 		"models": {model}, "input_tokens": {strconv.FormatInt(t.UncachedInputTokens(), 10)},
 		"output_tokens": {strconv.FormatInt(t.OutputTokens, 10)}, "cached_tokens": {strconv.FormatInt(t.CachedTokens, 10)},
 		"open_model": {"llama-3.1-8b"}, "precision": {"bf16"}, "pricing": {"on-demand"}, "utilization": {"0.7"},
-		"peak_factor": {pf}, "overhead_month_usd": {"0"}, "seq_len": {"4096"}, "price_source": {PriceOverrides},
+		"peak_factor": {pf}, "overhead_month_usd": {"0"}, "seq_len": {"4096"}, "price_source": {advisor.PriceOverrides},
 	}
 }
 
 // breakEvenBodyFromForm reads the break-even form; errs name each field
 // that is not a number or is out of range.
-func breakEvenBodyFromForm(v url.Values) (BreakEvenBody, []string) {
+func breakEvenBodyFromForm(v url.Values) (advisor.BreakEvenBody, []string) {
 	f := formNumbers{v: v}
-	b := BreakEvenBody{
+	b := advisor.BreakEvenBody{
 		Model:        v.Get("models"),
 		InputTokens:  f.float(quantity.Tokens, "input_tokens", "Input tokens"),
 		OutputTokens: f.float(quantity.Tokens, "output_tokens", "Output tokens"),
@@ -178,7 +179,7 @@ func breakEvenBodyFromForm(v url.Values) (BreakEvenBody, []string) {
 
 // breakEvenValues is the form for a saved body (the inverse of
 // breakEvenBodyFromForm).
-func breakEvenValues(b BreakEvenBody) url.Values {
+func breakEvenValues(b advisor.BreakEvenBody) url.Values {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	v := url.Values{
 		"models":        {strings.Join(b.ModelList(), ", ")},
@@ -188,7 +189,7 @@ func breakEvenValues(b BreakEvenBody) url.Values {
 		"open_model":    {b.OpenModel},
 		"precision":     {b.Precision},
 		"gpu":           {b.GPU},
-		"provider":      {strings.Join(providerList(b.Provider, b.Providers), ",")},
+		"provider":      {strings.Join(advisor.ProviderList(b.Provider, b.Providers), ",")},
 		"pricing":       {"on-demand"},
 		"price_source":  {b.PriceSource},
 	}
@@ -258,7 +259,7 @@ func (s *Server) handleScenarioShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var b BreakEvenBody
+	var b advisor.BreakEvenBody
 	if err := json.Unmarshal(sc.Inputs, &b); err != nil {
 		return fmt.Errorf("scenario %d inputs: %w", sc.ID, err)
 	}

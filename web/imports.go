@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"mime"
 	"net/http"
@@ -39,7 +40,7 @@ func (s *Server) importRequest(c echo.Context, fileName, source, via string) (in
 	}
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them.
-	prices, err := LoadOrgPrices(c.Request().Context(), s.db(c), req.Org.ID, PriceOverrides, time.Now())
+	prices, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), req.Org.ID, advisor.PriceOverrides, time.Now())
 	if err != nil {
 		return req, err
 	}

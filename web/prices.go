@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"net/http"
 	"strings"
 	"time"
@@ -35,12 +36,12 @@ func (s *Server) pricesPage(c echo.Context, status int, v views.PricesView) erro
 		return err
 	}
 	to := time.Now().UTC()
-	from := to.Add(-paidWindow)
+	from := to.Add(-advisor.PaidWindow)
 	if v.Paid, err = st.PaidGPURates(ctx, orgID, from, to); err != nil {
 		return err
 	}
 	v.PaidWindow = from.Format(time.DateOnly) + " to " + to.Format(time.DateOnly)
-	p, _ := LoadOrgPrices(ctx, nil, 0, PriceCatalog, to)
+	p, _ := advisor.LoadOrgPrices(ctx, nil, 0, advisor.PriceCatalog, to)
 	v.Prices = priceInfo(p)
 	v.CatalogNote = map[int64]string{}
 	cat := pricing.DefaultCatalog()
@@ -52,7 +53,7 @@ func (s *Server) pricesPage(c echo.Context, status int, v views.PricesView) erro
 		case ok:
 			v.CatalogNote[o.ID] = "in the catalog, spot only"
 		default:
-			mine := cat.WithPrices(gpuInstances([]store.GPUPriceOverride{o}), "x")
+			mine := cat.WithPrices(advisor.GPUInstances([]store.GPUPriceOverride{o}), "x")
 			if in, _ := mine.Instance(o.Provider, o.InstanceType); len(in.Flags) > 0 || in.GPU == "" {
 				v.CatalogNote[o.ID] = "not in the catalog and its GPU is unknown: not used by the advisor"
 			} else {

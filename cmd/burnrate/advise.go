@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"log/slog"
 	"strings"
@@ -17,16 +18,15 @@ import (
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
-	"github.com/burnrate/burnrate/web"
 )
 
 // runAdvise is 'burnrate advise': the GPU advisor for one job, from flags
-// that build the same request as POST /api/v1/advise (web.AdviseBody). It
+// that build the same request as POST /api/v1/advise (advisor.AdviseBody). It
 // needs no database unless --org asks for the org's prices.
 func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	var b web.AdviseBody
+	var b advisor.AdviseBody
 	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs string
 	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
 	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
@@ -79,7 +79,7 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return fmt.Errorf("advise: %w", err)
 	}
 	defer done()
-	adv, _, err := web.Advise(ctx, st, orgID, b, time.Now())
+	adv, _, err := advisor.Advise(ctx, st, orgID, b, time.Now())
 	if err != nil {
 		return err
 	}
@@ -121,10 +121,10 @@ func jobList() string {
 // explicit other source is an error). done closes what was opened.
 func orgStore(ctx context.Context, cfg Config, log *slog.Logger, slug string, source *string) (*store.Store, int64, func(), error) {
 	if slug == "" {
-		if *source != "" && *source != web.PriceCatalog {
+		if *source != "" && *source != advisor.PriceCatalog {
 			return nil, 0, func() {}, fmt.Errorf("--price-source %s needs --org", *source)
 		}
-		*source = web.PriceCatalog
+		*source = advisor.PriceCatalog
 		return nil, 0, func() {}, nil
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)

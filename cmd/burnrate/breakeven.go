@@ -5,22 +5,22 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/burnrate/burnrate/quantity"
-	"github.com/burnrate/burnrate/web"
 )
 
 // runBreakEven is 'burnrate breakeven': API vs self-hosted for a monthly
 // volume, from flags that build the same request as POST /api/v1/breakeven
-// (web.BreakEvenBody). It needs no database unless --org asks for the org's
+// (advisor.BreakEvenBody). It needs no database unless --org asks for the org's
 // prices.
 func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("breakeven", flag.ContinueOnError)
 	fs.SetOutput(stdout)
-	var b web.BreakEvenBody
+	var b advisor.BreakEvenBody
 	var input, output, cached, throughput, gpuPrice, overhead, openParams, utilization, peak, seqLen string
 	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (required)")
 	fs.StringVar(&input, "input-tokens", "", "uncached input tokens per month (1e9, 1B, 300M …)")
@@ -67,7 +67,7 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 		return fmt.Errorf("breakeven: %w", err)
 	}
 	defer done()
-	res, _, err := web.BreakEven(ctx, st, orgID, b, time.Now())
+	res, _, err := advisor.BreakEven(ctx, st, orgID, b, time.Now())
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/burnrate/burnrate/password"
 	"io"
 	"log/slog"
 	"net/mail"
@@ -15,7 +16,6 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
-	"github.com/burnrate/burnrate/web"
 )
 
 // runDemo is 'burnrate demo': a demo org with about 90 days of generated
@@ -25,12 +25,17 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	name := fs.String("name", "Demo: Acme ML", "the demo org's name")
 	email := fs.String("email", "demo@burnrate.local", "the owner's email; the user is created if new")
-	password := fs.String("password", "", "the new owner's password (default: a random one, printed)")
+	passwordFlag := fs.String("password", "", "the new owner's password (default: a random one, printed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if a, err := mail.ParseAddress(*email); err != nil || a.Address != *email {
 		return fmt.Errorf("demo: --email %q is not an email address", *email)
+	}
+	if *passwordFlag != "" {
+		if msg := password.Problem(*passwordFlag); msg != "" {
+			return fmt.Errorf("demo: --password: %s", msg)
+		}
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
 	if err != nil {
@@ -44,11 +49,11 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	err = st.InTx(ctx, func(tx *store.Store) error {
 		user, err := tx.UserByEmail(ctx, *email)
 		if errors.Is(err, store.ErrNotFound) {
-			newPassword = *password
+			newPassword = *passwordFlag
 			if newPassword == "" {
 				newPassword = rand.Text()
 			}
-			hash, err := web.HashPassword(newPassword)
+			hash, err := password.Hash(newPassword)
 			if err != nil {
 				return err
 			}

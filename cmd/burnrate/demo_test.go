@@ -58,3 +58,18 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("second run:\n%s", out.String())
 	}
 }
+
+// TestCommandsRefuseWeakPasswords: the commands that create users hold
+// passwords to the same rule as sign-up, before touching the database.
+func TestCommandsRefuseWeakPasswords(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"org", "create", "--name", "Acme", "--owner-email", "ann@example.com", "--password", "          "},
+		{"demo", "--password", "short"},
+	} {
+		err := run(context.Background(), args, env(map[string]string{"DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "LOG_LEVEL": "error"}), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "--password: Use at least 10 characters") {
+			t.Errorf("%v: err = %v, want the password rule", args, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"log/slog"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
-	"github.com/burnrate/burnrate/web"
 )
 
 // runImport is 'burnrate import': each file in its own transaction, like an
@@ -55,7 +55,7 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them, as uploads in the browser are.
-	prices, err := web.LoadOrgPrices(ctx, db.store, org.ID, web.PriceOverrides, time.Now())
+	prices, err := advisor.LoadOrgPrices(ctx, db.store, org.ID, advisor.PriceOverrides, time.Now())
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/burnrate/burnrate/password"
 	"io"
 	"log/slog"
 	"net/mail"
 
 	"github.com/burnrate/burnrate/store"
-	"github.com/burnrate/burnrate/web"
 )
 
 // runOrg is 'burnrate org create': an org, its owner (created when new) and
@@ -24,7 +24,7 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 	fs := flag.NewFlagSet("org create", flag.ContinueOnError)
 	name := fs.String("name", "", "the org's name (required)")
 	email := fs.String("owner-email", "", "the owner's email; the user is created if new (required)")
-	password := fs.String("password", "", "the new owner's password (default: a random one, printed)")
+	passwordFlag := fs.String("password", "", "the new owner's password (default: a random one, printed)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -34,6 +34,11 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 	}
 	if a, err := mail.ParseAddress(*email); err != nil || a.Address != *email {
 		return fmt.Errorf("org create: --owner-email %q is not an email address", *email)
+	}
+	if *passwordFlag != "" {
+		if msg := password.Problem(*passwordFlag); msg != "" {
+			return fmt.Errorf("org create: --password: %s", msg)
+		}
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
 	if err != nil {
@@ -51,12 +56,12 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 	err = st.InTx(ctx, func(tx *store.Store) error {
 		user, err := tx.UserByEmail(ctx, *email)
 		if errors.Is(err, store.ErrNotFound) {
-			pw := *password
+			pw := *passwordFlag
 			if pw == "" {
 				pw = rand.Text()
 				newPassword = pw
 			}
-			hash, err := web.HashPassword(pw)
+			hash, err := password.Hash(pw)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"github.com/burnrate/burnrate/advisor"
 	"math"
 	"net/url"
 	"sort"
@@ -35,9 +36,9 @@ type PriceSourceOption struct{ Value, Label string }
 
 // PriceSourceOptions are the price sources, in display order.
 var PriceSourceOptions = []PriceSourceOption{
-	{"catalog", "Shipped catalog"},
-	{"overrides", "Catalog + your negotiated prices"},
-	{"paid", "What you actually paid (from your bills), then your negotiated prices"},
+	{advisor.PriceCatalog, "Shipped catalog"},
+	{advisor.PriceOverrides, "Catalog + your negotiated prices"},
+	{advisor.PricePaid, "What you actually paid (from your bills), then your negotiated prices"},
 }
 
 // AssumptionField is one editable constant of the advisor's model; Key is

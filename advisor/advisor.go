@@ -1,4 +1,10 @@
-package web
+// Package advisor builds GPU advisor and break-even requests, whoever asks,
+// and runs them at an org's prices: the JSON API decodes its body into
+// AdviseBody or BreakEvenBody, the pages parse their forms into them, and
+// `burnrate advise` and `burnrate breakeven` fill them from flags. The
+// models themselves are package pricing's; this package loads what they
+// need from the store (the org's overrides, what its bills show it paid).
+package advisor
 
 import (
 	"bytes"
@@ -6,7 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,11 +25,8 @@ import (
 	"github.com/burnrate/burnrate/store"
 )
 
-// This file is the one place where advisor and break-even requests are
-// built, whoever asks: the JSON API decodes its body into AdviseBody or
-// BreakEvenBody, the pages parse their forms into them, and `burnrate advise`
-// and `burnrate breakeven` fill them from flags. Field names are the CLI
-// flags' in snake_case (docs/advisor.md, "Advisor inputs").
+// Field names of the request bodies are the CLI flags' in snake_case
+// (docs/advisor.md, "Advisor inputs").
 
 // Price sources: which GPU and LLM prices a computation uses.
 const (
@@ -35,21 +40,19 @@ const (
 	PricePaid = "paid"
 )
 
-// PriceSources lists the price sources in display order.
-var PriceSources = []string{PriceCatalog, PriceOverrides, PricePaid}
+// PaidWindow is how far back the effective rates from bills look.
+const PaidWindow = 90 * 24 * time.Hour
 
-// paidWindow is how far back the effective rates from bills look.
-const paidWindow = 90 * 24 * time.Hour
-
-// inputError is a request the computation cannot take; it becomes a 422
+// InputError is a request the computation cannot take; it becomes a 422
 // with its message.
-type inputError struct{ msg string }
+type InputError struct{ msg string }
 
-func (e *inputError) Error() string   { return e.msg }
-func (e *inputError) HTTPStatus() int { return 422 }
+func (e *InputError) Error() string   { return e.msg }
+func (e *InputError) HTTPStatus() int { return 422 }
 
-func badInput(format string, args ...any) error {
-	return &inputError{msg: fmt.Sprintf(format, args...)}
+// BadInput is an InputError with a formatted message.
+func BadInput(format string, args ...any) error {
+	return &InputError{msg: fmt.Sprintf(format, args...)}
 }
 
 // asInputError marks a pricing validation error as the caller's fault.
@@ -57,12 +60,12 @@ func asInputError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var ie *inputError
+	var ie *InputError
 	if errors.As(err, &ie) {
 		return err
 	}
 	// errors.Join separates with newlines; one line reads better in JSON.
-	return &inputError{msg: strings.ReplaceAll(err.Error(), "\n", "; ")}
+	return &InputError{msg: strings.ReplaceAll(err.Error(), "\n", "; ")}
 }
 
 // AdviseBody is the body of POST /api/v1/advise and what `burnrate advise`
@@ -108,7 +111,7 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 		Job: pricing.JobType(strings.TrimSpace(b.Job)), Model: strings.TrimSpace(b.Model), Params: b.Params,
 		Precision: pricing.Precision(b.Precision), Tokens: b.Tokens, InputTokens: b.InputTokens, SeqLen: b.SeqLen,
 		Concurrency: b.Concurrency, TargetTokensPerSec: b.TargetTokensPerSec, DeadlineHours: b.DeadlineHours,
-		Spot: b.Spot, Providers: providerList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
+		Spot: b.Spot, Providers: ProviderList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
 		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a,
 	}, nil
 }
@@ -171,7 +174,7 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 	// would make the model's hours infinite.
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) == nil {
-		for _, k := range sortedKeys(fields) {
+		for _, k := range slices.Sorted(maps.Keys(fields)) {
 			v := bytes.TrimSpace(fields[k])
 			if len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' || string(v) == "null" || string(v) == "true" || string(v) == "false" {
 				continue // not a number: the decoder below says what is wrong
@@ -184,12 +187,14 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
-		return a, badInput("assumptions: %v", err)
+		return a, BadInput("assumptions: %v", err)
 	}
 	return a, nil
 }
 
-func providerList(one string, many []string) []string {
+// ProviderList is the providers named in a comma-separated list and a
+// slice together, lower case, blanks dropped.
+func ProviderList(one string, many []string) []string {
 	var out []string
 	for _, p := range append(strings.Split(one, ","), many...) {
 		if p = strings.ToLower(strings.TrimSpace(p)); p != "" {
@@ -299,7 +304,7 @@ func (b BreakEvenBody) Input(p OrgPrices) (pricing.BreakEvenInput, error) {
 		Prices:       p.LLM,
 		OpenModel:    strings.TrimSpace(b.OpenModel), OpenParams: b.OpenParams, Precision: pricing.Precision(b.Precision),
 		GPU: strings.TrimSpace(b.GPU), GPUPriceUSDPerHour: b.GPUPrice, ThroughputPerGPU: b.Throughput, Spot: b.Spot,
-		Providers: providerList(b.Provider, b.Providers), Catalog: p.Catalog,
+		Providers: ProviderList(b.Provider, b.Providers), Catalog: p.Catalog,
 		Utilization: b.Utilization, PeakFactor: b.PeakFactor, SeqLen: b.SeqLen,
 	}
 	if b.OverheadMonthUSD != nil {
@@ -309,7 +314,7 @@ func (b BreakEvenBody) Input(p OrgPrices) (pricing.BreakEvenInput, error) {
 		errs = append(errs, "name the API model to compare (model)")
 	}
 	if len(errs) > 0 {
-		return in, badInput("%s", strings.Join(errs, "; "))
+		return in, BadInput("%s", strings.Join(errs, "; "))
 	}
 	return in, nil
 }
@@ -338,7 +343,7 @@ func ParsePriceSource(s string) (string, error) {
 	case PriceCatalog, PriceOverrides, PricePaid:
 		return s, nil
 	}
-	return "", badInput("price_source must be catalog, overrides or paid, got %q", s)
+	return "", BadInput("price_source must be catalog, overrides or paid, got %q", s)
 }
 
 // LoadOrgPrices builds the prices of source for orgID: the embedded catalog
@@ -355,7 +360,7 @@ func LoadOrgPrices(ctx context.Context, st *store.Store, orgID int64, source str
 		return p, nil
 	}
 	if st == nil {
-		return OrgPrices{}, badInput("price source %q needs an org (--org)", src)
+		return OrgPrices{}, BadInput("price source %q needs an org (--org)", src)
 	}
 	gpu, err := st.GPUPriceOverrides(ctx, orgID)
 	if err != nil {
@@ -368,7 +373,7 @@ func LoadOrgPrices(ctx context.Context, st *store.Store, orgID int64, source str
 	p.GPUOverrides, p.LLMOverrides = len(gpu), len(llm)
 	if src == PricePaid {
 		p.PaidTo = now.UTC()
-		p.PaidFrom = p.PaidTo.Add(-paidWindow)
+		p.PaidFrom = p.PaidTo.Add(-PaidWindow)
 		if p.Paid, err = st.PaidGPURates(ctx, orgID, p.PaidFrom, p.PaidTo); err != nil {
 			return OrgPrices{}, err
 		}
@@ -377,12 +382,13 @@ func LoadOrgPrices(ctx context.Context, st *store.Store, orgID int64, source str
 		p.Catalog = p.Catalog.WithPrices(insts, fmt.Sprintf("what you paid (your bills %s to %s)",
 			p.PaidFrom.Format(time.DateOnly), p.PaidTo.Format(time.DateOnly)))
 	}
-	p.Catalog = p.Catalog.WithPrices(gpuInstances(gpu), "your negotiated prices")
+	p.Catalog = p.Catalog.WithPrices(GPUInstances(gpu), "your negotiated prices")
 	p.LLM = p.LLM.WithOverrides(llmPrices(llm), "your negotiated prices")
 	return p, nil
 }
 
-func gpuInstances(os []store.GPUPriceOverride) []pricing.Instance {
+// GPUInstances turns an org's GPU price overrides into catalog instances.
+func GPUInstances(os []store.GPUPriceOverride) []pricing.Instance {
 	out := make([]pricing.Instance, 0, len(os))
 	for _, o := range os {
 		out = append(out, pricing.Instance{
