@@ -186,7 +186,7 @@ var awsRegionPrefixes = map[string]string{
 func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	var err error
 	row.ProviderName = "AWS"
-	lit := c.t(p.lineItemType)
+	lit := c.text(p.lineItemType)
 	row.ChargeCategory = ChargeUsage
 	if lit != "" {
 		cat, ok := awsCategories[lit]
@@ -197,7 +197,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	}
 
 	// Period: lineItem dates, falling back to identity/TimeInterval.
-	if c.t(p.start) != "" || p.interval < 0 {
+	if c.text(p.start) != "" || p.interval < 0 {
 		if row.ChargePeriodStart, err = c.time(p.start); err != nil {
 			return err
 		}
@@ -205,7 +205,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 			return err
 		}
 	} else {
-		a, b, ok := strings.Cut(c.t(p.interval), "/")
+		a, b, ok := strings.Cut(c.text(p.interval), "/")
 		var okA, okB bool
 		row.ChargePeriodStart, okA = parseTime(a)
 		row.ChargePeriodEnd, okB = parseTime(b)
@@ -235,8 +235,8 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
 		return err
 	}
-	switch list := c.t(p.publicOnDemand); {
-	case list == c.t(p.unblended):
+	switch list := c.text(p.publicOnDemand); {
+	case list == c.text(p.unblended):
 		row.ListCost = row.BilledCost // the common on-demand case: no second decimal
 	case list != "":
 		if row.ListCost, err = c.money(p.publicOnDemand); err != nil {
@@ -245,58 +245,58 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	case row.ChargeCategory == ChargeUsage:
 		row.ListCost = row.BilledCost
 	}
-	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = "USD"
 	}
 	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {
 		return err
 	}
-	row.ConsumedUnit = c.t(p.pricingUnit)
+	row.ConsumedUnit = c.text(p.pricingUnit)
 
-	code := c.t(p.productCode)
-	row.ServiceName = c.t(p.productName)
+	code := c.text(p.productCode)
+	row.ServiceName = c.text(p.productName)
 	if row.ServiceName == "" {
 		row.ServiceName = code
 	}
 	row.ServiceCategory = awsServiceCategories[code]
-	if c.t(p.productFamily) == "Data Transfer" {
+	if c.text(p.productFamily) == "Data Transfer" {
 		row.ServiceCategory = "Networking"
 	}
 	if row.ServiceCategory == "" {
 		row.ServiceCategory = "Other"
 	}
-	row.SKU = c.t(p.usageType)
-	row.ResourceID = c.t(p.resourceID)
-	row.SubAccountID = c.t(p.usageAccount)
-	row.BillingAccountID = c.t(p.payer)
+	row.SKU = c.text(p.usageType)
+	row.ResourceID = c.text(p.resourceID)
+	row.SubAccountID = c.text(p.usageAccount)
+	row.BillingAccountID = c.text(p.payer)
 	if row.BillingAccountID == "" {
 		row.BillingAccountID = row.SubAccountID
 	}
 
 	// Tags: explicit columns, then CUR 2.0 map columns.
 	for _, tc := range p.tagCols {
-		c.tag(tc.key, c.t(tc.idx))
+		c.tag(tc.key, c.text(tc.idx))
 	}
 	for _, tc := range p.catCols {
-		c.tag(tc.key, c.t(tc.idx))
+		c.tag(tc.key, c.text(tc.idx))
 	}
 	if p.tagMap >= 0 {
-		if err := parseTagMap(c.s(p.tagMap), func(k, v string) { c.tag(cur2TagKey(k), v) }); err != nil {
+		if err := parseTagMap(c.raw(p.tagMap), func(k, v string) { c.tag(cur2TagKey(k), v) }); err != nil {
 			return c.looseErr(p.tagMap, err, "expected a map such as {\"user_team\":\"ml\"}")
 		}
 	}
 	if p.catMap >= 0 {
-		if err := parseTagMap(c.s(p.catMap), func(k, v string) { c.tag(costCategoryPrefix+k, v) }); err != nil {
+		if err := parseTagMap(c.raw(p.catMap), func(k, v string) { c.tag(costCategoryPrefix+k, v) }); err != nil {
 			return c.looseErr(p.catMap, err, "expected a map such as {\"team\":\"ml\"}")
 		}
 	}
 
-	instance := c.t(p.instanceType)
-	row.RegionID = c.t(p.region)
+	instance := c.text(p.instanceType)
+	row.RegionID = c.text(p.region)
 	if p.productMap >= 0 && (instance == "" || row.RegionID == "") {
 		p.prodInstance, p.prodRegion = "", ""
-		_ = parseTagMap(c.s(p.productMap), func(k, v string) {
+		_ = parseTagMap(c.raw(p.productMap), func(k, v string) {
 			switch k {
 			case "instance_type", "instanceType":
 				p.prodInstance = v
@@ -312,7 +312,7 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 		}
 	}
 	if row.RegionID == "" {
-		row.RegionID = awsRegion(c.t(p.az), row.SKU)
+		row.RegionID = awsRegion(c.text(p.az), row.SKU)
 	}
 
 	// GPUs: instance type from the product columns or the usage type.
@@ -359,7 +359,7 @@ func (p *awsParser) effective(c *rowCtx, lit string, billed decimal.Decimal) (de
 		}
 		return a.Add(b), nil
 	case "Fee":
-		if c.t(p.riARN) != "" { // RI upfront fee: amortised into usage
+		if c.text(p.riARN) != "" { // RI upfront fee: amortised into usage
 			return decimal.Zero, nil
 		}
 	}

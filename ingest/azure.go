@@ -78,12 +78,12 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	if row.ListCost, err = c.moneyOr(p.payg, row.BilledCost); err != nil {
 		return err
 	}
-	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = "USD"
 	}
 	row.ChargeCategory = ChargeUsage
-	if ct := c.t(p.chargeType); ct != "" {
+	if ct := c.text(p.chargeType); ct != "" {
 		if cat, ok := azureChargeTypes[strings.ToLower(ct)]; ok {
 			row.ChargeCategory = cat
 		} else {
@@ -91,20 +91,20 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 		}
 	}
 
-	category := c.t(p.meterCategory)
+	category := c.text(p.meterCategory)
 	row.ServiceName = category
 	if row.ServiceName == "" {
-		row.ServiceName = c.t(p.productName)
+		row.ServiceName = c.text(p.productName)
 	}
 	row.ServiceCategory = azureServiceCategories[strings.ToLower(category)]
 	if row.ServiceCategory == "" {
 		row.ServiceCategory = "Other"
 	}
-	row.SKU = c.t(p.meterName)
-	row.ResourceID = c.t(p.resourceID)
-	row.RegionID = c.t(p.location)
-	row.SubAccountID = c.t(p.subscription)
-	row.BillingAccountID = c.t(p.billingAccount)
+	row.SKU = c.text(p.meterName)
+	row.ResourceID = c.text(p.resourceID)
+	row.RegionID = c.text(p.location)
+	row.SubAccountID = c.text(p.subscription)
+	row.BillingAccountID = c.text(p.billingAccount)
 	if row.BillingAccountID == "" {
 		row.BillingAccountID = row.SubAccountID
 	}
@@ -122,16 +122,16 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	if row.ConsumedQuantity, err = c.dec(p.quantity); err != nil {
 		return err
 	}
-	row.ConsumedUnit = c.t(p.unit)
+	row.ConsumedUnit = c.text(p.unit)
 
-	if err := parseTagMap(c.s(p.tags), c.tag); err != nil {
+	if err := parseTagMap(c.raw(p.tags), c.tag); err != nil {
 		return c.looseErr(p.tags, err, `expected tags like "env": "prod", "team": "ml" or {"team":"ml"}`)
 	}
 
 	// GPUs: VM size from AdditionalInfo.ServiceType, else from the meter name.
 	if p.opts.GPUs != nil && strings.EqualFold(category, "Virtual Machines") {
 		p.serviceType = ""
-		if info := c.t(p.additionalInfo); info != "" {
+		if info := c.text(p.additionalInfo); info != "" {
 			_ = parseTagMap(info, func(k, v string) {
 				if k == "ServiceType" {
 					p.serviceType = v

@@ -48,11 +48,11 @@ var focusCategories = map[string]ChargeCategory{
 	"usage": ChargeUsage, "purchase": ChargePurchase, "tax": ChargeTax, "credit": ChargeCredit, "adjustment": ChargeAdjustment,
 }
 
-// n returns cell i with NULL mapped to "".
-func (p *focusParser) n(c *rowCtx, i int) string { return nullStr(c.t(i)) }
+// text returns cell i trimmed, with FOCUS's NULL read as empty.
+func (p *focusParser) text(c *rowCtx, i int) string { return nullStr(c.text(i)) }
 
 func (p *focusParser) dec(c *rowCtx, i int, k quantity.Kind) (decimal.Decimal, bool, error) {
-	if p.n(c, i) == "" {
+	if p.text(c, i) == "" {
 		return decimal.Zero, false, nil
 	}
 	d, err := c.number(i, k)
@@ -61,19 +61,19 @@ func (p *focusParser) dec(c *rowCtx, i int, k quantity.Kind) (decimal.Decimal, b
 
 func (p *focusParser) parse(c *rowCtx, row *Row) error {
 	var err error
-	if p.n(c, p.start) == "" {
+	if p.text(c, p.start) == "" {
 		return c.errAt(p.start, ErrEmptyValue, "a date is required")
 	}
 	if row.ChargePeriodStart, err = c.time(p.start); err != nil {
 		return err
 	}
-	if p.n(c, p.end) != "" {
+	if p.text(c, p.end) != "" {
 		if row.ChargePeriodEnd, err = c.time(p.end); err != nil {
 			return err
 		}
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
-	if p.n(c, p.billStart) != "" {
+	if p.text(c, p.billStart) != "" {
 		if row.BillingPeriodStart, err = c.time(p.billStart); err != nil {
 			return err
 		}
@@ -102,34 +102,34 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		list = row.BilledCost
 	}
 	row.ListCost = list
-	row.BillingCurrency = strings.ToUpper(p.n(c, p.currency))
+	row.BillingCurrency = strings.ToUpper(p.text(c, p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = "USD"
 	}
 	row.ChargeCategory = ChargeUsage
-	if cc := p.n(c, p.category); cc != "" {
+	if cc := p.text(c, p.category); cc != "" {
 		cat, ok := focusCategories[strings.ToLower(cc)]
 		if !ok {
 			return c.errAt(p.category, ErrSyntax, "expected Usage, Purchase, Tax, Credit or Adjustment")
 		}
 		row.ChargeCategory = cat
 	}
-	row.ProviderName = p.n(c, p.provider)
-	row.ServiceName = p.n(c, p.service)
-	row.ServiceCategory = p.n(c, p.serviceCategory)
-	row.SKU = p.n(c, p.skuMeter)
+	row.ProviderName = p.text(c, p.provider)
+	row.ServiceName = p.text(c, p.service)
+	row.ServiceCategory = p.text(c, p.serviceCategory)
+	row.SKU = p.text(c, p.skuMeter)
 	if row.SKU == "" {
-		row.SKU = p.n(c, p.skuID)
+		row.SKU = p.text(c, p.skuID)
 	}
-	row.ResourceID = p.n(c, p.resourceID)
-	row.RegionID = p.n(c, p.region)
-	row.SubAccountID = p.n(c, p.subAccount)
-	row.BillingAccountID = p.n(c, p.account)
+	row.ResourceID = p.text(c, p.resourceID)
+	row.RegionID = p.text(c, p.region)
+	row.SubAccountID = p.text(c, p.subAccount)
+	row.BillingAccountID = p.text(c, p.account)
 	if row.ConsumedQuantity, _, err = p.dec(c, p.quantity, quantity.Quantity); err != nil {
 		return err
 	}
-	row.ConsumedUnit = p.n(c, p.unit)
-	if tags := p.n(c, p.tags); tags != "" {
+	row.ConsumedUnit = p.text(c, p.unit)
+	if tags := p.text(c, p.tags); tags != "" {
 		if err := parseTagMap(tags, func(k, v string) {
 			k = strings.TrimSpace(k)
 			if v == "" {
@@ -152,13 +152,13 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 			if i, _ := awsInstanceFromUsageType(row.SKU); i != "" {
 				inst = i
 			} else {
-				inst = awsInstanceInText(p.n(c, p.description))
+				inst = awsInstanceInText(p.text(c, p.description))
 			}
 		case strings.Contains(prov, "microsoft") || strings.Contains(prov, "azure"):
 			prov = "azure"
 			inst = azureVMSize(row.SKU)
 		case strings.Contains(prov, "google"):
-			if gpu, ok := gcpGPUFromSKU(p.n(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
+			if gpu, ok := gcpGPUFromSKU(p.text(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
 				row.GPUType, row.GPUHours = gpu, row.ConsumedQuantity
 				return nil
 			}

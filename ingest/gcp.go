@@ -77,7 +77,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	// Credits live inside the row: billed = cost + sum(credits.amount).
 	credits := decimal.Zero
-	if s := c.t(p.credits); s != "" && s != "[]" {
+	if s := c.text(p.credits); s != "" && s != "[]" {
 		v, perr := parseLoose(s)
 		list, ok := v.([]any)
 		if perr != nil || (!ok && v != nil) {
@@ -111,12 +111,12 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	if row.ListCost, err = c.moneyOr(p.costAtList, cost); err != nil {
 		return err
 	}
-	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = "USD"
 	}
 	row.ChargeCategory = ChargeUsage
-	if ct := strings.ToLower(c.t(p.costType)); ct != "" {
+	if ct := strings.ToLower(c.text(p.costType)); ct != "" {
 		if cat, ok := gcpCostTypes[ct]; ok {
 			row.ChargeCategory = cat
 		} else {
@@ -124,17 +124,17 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 		}
 	}
 
-	row.ServiceName = c.t(p.service)
+	row.ServiceName = c.text(p.service)
 	row.ServiceCategory = gcpServiceCategory(row.ServiceName)
-	row.SKU = c.t(p.sku)
-	row.ResourceID = c.t(p.resourceName)
-	row.RegionID = c.t(p.region)
+	row.SKU = c.text(p.sku)
+	row.ResourceID = c.text(p.resourceName)
+	row.RegionID = c.text(p.region)
 	if row.RegionID == "" {
-		row.RegionID = c.t(p.location)
+		row.RegionID = c.text(p.location)
 	}
-	row.SubAccountID = c.t(p.project)
-	row.BillingAccountID = c.t(p.account)
-	if m := c.t(p.invoiceMonth); len(m) == 6 && isDigits(m) {
+	row.SubAccountID = c.text(p.project)
+	row.BillingAccountID = c.text(p.account)
+	if m := c.text(p.invoiceMonth); len(m) == 6 && isDigits(m) {
 		t, perr := time.Parse("200601", m)
 		if perr != nil {
 			return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
@@ -151,14 +151,14 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {
 		return err
 	}
-	row.ConsumedUnit = c.t(p.usageUnit)
+	row.ConsumedUnit = c.text(p.usageUnit)
 
 	// Labels: project labels first so resource labels override them.
 	for _, col := range []int{p.projectLabels, p.gcpTags, p.labels} {
 		if col < 0 {
 			continue
 		}
-		if err := parseTagMap(c.s(col), c.tag); err != nil {
+		if err := parseTagMap(c.raw(col), c.tag); err != nil {
 			return c.looseErr(col, err, "expected labels like [{'key': 'team', 'value': 'ml'}]")
 		}
 	}
@@ -177,7 +177,7 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 		// Machine types with GPUs: record the GPU, but count hours from the
 		// accelerator SKU rows only, which GCP bills separately.
 		p.machineSpec = ""
-		_ = parseTagMap(c.s(p.systemLabels), func(k, v string) {
+		_ = parseTagMap(c.raw(p.systemLabels), func(k, v string) {
 			if k == "compute.googleapis.com/machine_spec" {
 				p.machineSpec = v
 			}
@@ -189,16 +189,16 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 
 // usageHours returns the usage in hours when the unit is time.
 func (p *gcpParser) usageHours(c *rowCtx) (decimal.Decimal, bool) {
-	switch strings.ToLower(c.t(p.usageUnit)) {
+	switch strings.ToLower(c.text(p.usageUnit)) {
 	case "seconds", "second", "s":
-		d, ok := parseDecimal(c.s(p.usageAmount))
+		d, ok := parseDecimal(c.raw(p.usageAmount))
 		return d.Div(hour), ok
 	case "hour", "hours", "h":
-		d, ok := parseDecimal(c.s(p.usageAmount))
+		d, ok := parseDecimal(c.raw(p.usageAmount))
 		return d, ok
 	}
-	if strings.Contains(strings.ToLower(c.t(p.pricingUnit)), "hour") {
-		d, ok := parseDecimal(c.s(p.pricingAmount))
+	if strings.Contains(strings.ToLower(c.text(p.pricingUnit)), "hour") {
+		d, ok := parseDecimal(c.raw(p.pricingAmount))
 		return d, ok
 	}
 	return decimal.Zero, false

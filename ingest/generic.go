@@ -68,7 +68,7 @@ func newGeneric(h *header, o *Options) (parser, error) {
 func (p *genericParser) parse(c *rowCtx, row *Row) error {
 	var err error
 	if p.m.DateFormat != "" {
-		s := c.t(p.date)
+		s := c.text(p.date)
 		t, perr := time.Parse(p.m.DateFormat, s)
 		if perr != nil {
 			if s == "" {
@@ -89,7 +89,7 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.EffectiveCost, row.ListCost = row.BilledCost, row.BilledCost
-	row.BillingCurrency = strings.ToUpper(c.t(p.currency))
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = strings.ToUpper(p.m.DefaultCurrency)
 	}
@@ -100,15 +100,15 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 	if row.BilledCost.Sign() < 0 {
 		row.ChargeCategory = ChargeCredit
 	}
-	row.ServiceName = c.t(p.service)
-	row.SubAccountID = c.t(p.account)
+	row.ServiceName = c.text(p.service)
+	row.SubAccountID = c.text(p.account)
 	row.ProviderName = p.providerLiteral
 	if p.provider >= 0 {
-		row.ProviderName = c.t(p.provider)
+		row.ProviderName = c.text(p.provider)
 	}
 	row.ServiceCategory = "Other"
 	for _, t := range p.tags {
-		c.tag(t.key, c.t(t.idx))
+		c.tag(t.key, c.text(t.idx))
 	}
 	return nil
 }

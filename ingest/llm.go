@@ -68,7 +68,7 @@ func period(c *rowCtx, startCols, endCols []int) (time.Time, time.Time, error) {
 	var start, end time.Time
 	var err error
 	for _, i := range startCols {
-		if c.t(i) != "" {
+		if c.text(i) != "" {
 			if start, err = c.time(i); err != nil {
 				return start, end, err
 			}
@@ -79,7 +79,7 @@ func period(c *rowCtx, startCols, endCols []int) (time.Time, time.Time, error) {
 		return start, end, c.errAt(startCols[0], ErrEmptyValue, "a date is required")
 	}
 	for _, i := range endCols {
-		if c.t(i) != "" {
+		if c.text(i) != "" {
 			if end, err = c.time(i); err != nil {
 				return start, end, err
 			}
@@ -131,7 +131,7 @@ func newOpenAIUsage(h *header, o *Options) (parser, error) {
 
 func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 	// Empty buckets export only their four time columns.
-	if c.t(p.input) == "" && c.t(p.output) == "" && c.t(p.requests) == "" && c.t(p.model) == "" {
+	if c.text(p.input) == "" && c.text(p.output) == "" && c.text(p.requests) == "" && c.text(p.model) == "" {
 		return errSkip
 	}
 	start, end, err := period(c, []int{p.startISO, p.start}, []int{p.endISO, p.end})
@@ -153,7 +153,7 @@ func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	uncached := row.InputTokens - row.CachedTokens
-	if c.t(p.uncached) != "" {
+	if c.text(p.uncached) != "" {
 		if uncached, err = c.count(p.uncached); err != nil {
 			return err
 		}
@@ -161,25 +161,25 @@ func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 	if uncached < 0 {
 		return c.errAt(p.cached, ErrSyntax, "more cached input tokens than input tokens")
 	}
-	row.Model = c.t(p.model)
+	row.Model = c.text(p.model)
 	row.SKU = row.Model
-	row.SubAccountID = c.t(p.project)
-	row.ResourceID = c.t(p.apiKey)
+	row.SubAccountID = c.text(p.project)
+	row.ResourceID = c.text(p.apiKey)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
-	c.tag("user_id", c.t(p.user))
-	c.tag("service_tier", c.t(p.tier))
-	c.tag("batch", strings.ToLower(c.t(p.batch)))
+	c.tag("user_id", c.text(p.user))
+	c.tag("service_tier", c.text(p.tier))
+	c.tag("batch", strings.ToLower(c.text(p.batch)))
 	cost, err := price(c, p.opts.Pricer, p.model, row.Model, uncached, row.CachedTokens, row.OutputTokens)
 	if err != nil {
 		return err
 	}
-	if strings.EqualFold(c.t(p.batch), "true") {
+	if strings.EqualFold(c.text(p.batch), "true") {
 		cost = cost.Mul(batchDiscount)
 	}
 	setCost(row, cost)
 	row.PricedByUs = true
-	row.DedupeKey = joinKey(start.Format(time.RFC3339), end.Format(time.RFC3339), row.SubAccountID, c.t(p.user),
-		row.ResourceID, row.Model, c.t(p.batch), c.t(p.tier))
+	row.DedupeKey = joinKey(start.Format(time.RFC3339), end.Format(time.RFC3339), row.SubAccountID, c.text(p.user),
+		row.ResourceID, row.Model, c.text(p.batch), c.text(p.tier))
 	return nil
 }
 
@@ -216,7 +216,7 @@ func newOpenAICosts(h *header, o *Options) (parser, error) {
 }
 
 func (p *openAICosts) parse(c *rowCtx, row *Row) error {
-	if c.t(p.amount) == "" && c.t(p.lineItem) == "" {
+	if c.text(p.amount) == "" && c.text(p.lineItem) == "" {
 		return errSkip // empty bucket
 	}
 	start, end, err := period(c, []int{p.startISO, p.start}, []int{p.endISO, p.end})
@@ -231,15 +231,15 @@ func (p *openAICosts) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	setCost(row, cost)
-	if cur := strings.ToUpper(c.t(p.currency)); cur != "" {
+	if cur := strings.ToUpper(c.text(p.currency)); cur != "" {
 		row.BillingCurrency = cur
 	}
-	row.SKU = c.t(p.lineItem)
+	row.SKU = c.text(p.lineItem)
 	if m, _, ok := strings.Cut(row.SKU, ", "); ok {
 		row.Model = m // "gpt-4o-2024-08-06, input"
 	}
-	row.SubAccountID = c.t(p.project)
-	row.BillingAccountID = c.t(p.org)
+	row.SubAccountID = c.text(p.project)
+	row.BillingAccountID = c.text(p.org)
 	row.DedupeKey = joinKey(start.Format(time.RFC3339), row.SubAccountID, row.SKU)
 	return nil
 }
@@ -271,7 +271,7 @@ func newAnthropicUsage(h *header, o *Options) (parser, error) {
 }
 
 func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
-	if c.t(p.uncached) == "" && c.t(p.output) == "" && c.t(p.model) == "" {
+	if c.text(p.uncached) == "" && c.text(p.output) == "" && c.text(p.model) == "" {
 		return errSkip // empty bucket
 	}
 	start, end, err := period(c, []int{p.start}, []int{p.end})
@@ -290,13 +290,13 @@ func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
 	row.InputTokens = uncached + read + w5m + w1h
 	row.CachedTokens = read
 	row.OutputTokens = output
-	row.Model = c.t(p.model)
+	row.Model = c.text(p.model)
 	row.SKU = row.Model
-	row.SubAccountID = c.t(p.workspace)
-	row.ResourceID = c.t(p.apiKey)
+	row.SubAccountID = c.text(p.workspace)
+	row.ResourceID = c.text(p.apiKey)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
-	c.tag("service_tier", c.t(p.tier))
-	c.tag("context_window", c.t(p.window))
+	c.tag("service_tier", c.text(p.tier))
+	c.tag("context_window", c.text(p.window))
 
 	cost, err := price(c, p.opts.Pricer, p.model, row.Model, uncached, read, output)
 	if err != nil {
@@ -315,7 +315,7 @@ func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
 		}
 		cost = cost.Add(base.Mul(w.mult))
 	}
-	if strings.EqualFold(c.t(p.tier), "batch") {
+	if strings.EqualFold(c.text(p.tier), "batch") {
 		cost = cost.Mul(batchDiscount)
 	}
 	if searches > 0 {
@@ -324,7 +324,7 @@ func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
 	setCost(row, cost)
 	row.PricedByUs = true
 	row.DedupeKey = joinKey(start.Format(time.RFC3339), end.Format(time.RFC3339), row.SubAccountID, row.ResourceID,
-		row.Model, c.t(p.tier), c.t(p.window), c.t(p.geo))
+		row.Model, c.text(p.tier), c.text(p.window), c.text(p.geo))
 	return nil
 }
 
@@ -346,7 +346,7 @@ func newAnthropicCost(h *header, o *Options) (parser, error) {
 }
 
 func (p *anthropicCost) parse(c *rowCtx, row *Row) error {
-	if c.t(p.amount) == "" && c.t(p.costType) == "" {
+	if c.text(p.amount) == "" && c.text(p.costType) == "" {
 		return errSkip
 	}
 	start, end, err := period(c, []int{p.start}, []int{p.end})
@@ -361,21 +361,21 @@ func (p *anthropicCost) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	setCost(row, cents.Shift(-2)) // the report's amount is in cents
-	if cur := strings.ToUpper(c.t(p.currency)); cur != "" {
+	if cur := strings.ToUpper(c.text(p.currency)); cur != "" {
 		row.BillingCurrency = cur
 	}
-	row.Model = c.t(p.model)
-	row.SKU = c.t(p.description)
+	row.Model = c.text(p.model)
+	row.SKU = c.text(p.description)
 	if row.SKU == "" {
-		row.SKU = strings.TrimSpace(row.Model + " " + c.t(p.tokenType))
+		row.SKU = strings.TrimSpace(row.Model + " " + c.text(p.tokenType))
 	}
-	row.SubAccountID = c.t(p.workspace)
-	c.tag("cost_type", c.t(p.costType))
-	c.tag("token_type", c.t(p.tokenType))
-	c.tag("service_tier", c.t(p.tier))
-	c.tag("context_window", c.t(p.window))
-	row.DedupeKey = joinKey(start.Format(time.RFC3339), row.SubAccountID, c.t(p.description), row.Model,
-		c.t(p.tokenType), c.t(p.costType), c.t(p.tier), c.t(p.window), c.t(p.geo))
+	row.SubAccountID = c.text(p.workspace)
+	c.tag("cost_type", c.text(p.costType))
+	c.tag("token_type", c.text(p.tokenType))
+	c.tag("service_tier", c.text(p.tier))
+	c.tag("context_window", c.text(p.window))
+	row.DedupeKey = joinKey(start.Format(time.RFC3339), row.SubAccountID, c.text(p.description), row.Model,
+		c.text(p.tokenType), c.text(p.costType), c.text(p.tier), c.text(p.window), c.text(p.geo))
 	return nil
 }
 
@@ -402,7 +402,7 @@ func newLiteLLMSpend(h *header, o *Options) (parser, error) {
 }
 
 func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
-	id := c.t(p.requestID)
+	id := c.text(p.requestID)
 	if id == "" {
 		return c.errAt(p.requestID, ErrEmptyValue, "every spend log row needs its request_id")
 	}
@@ -412,7 +412,7 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 	}
 	llmRow(row, "", start, start)
 	row.ServiceName = "LiteLLM proxy"
-	row.ProviderName = c.t(p.provider)
+	row.ProviderName = c.text(p.provider)
 	if row.ProviderName == "" {
 		row.ProviderName = "LiteLLM"
 	}
@@ -428,22 +428,22 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.Requests = 1
-	row.Model = c.t(p.model)
+	row.Model = c.text(p.model)
 	if row.Model == "" {
-		row.Model = c.t(p.modelGroup)
+		row.Model = c.text(p.modelGroup)
 	}
 	row.SKU = row.Model
-	row.ResourceID = c.t(p.apiKey)
-	row.SubAccountID = c.t(p.teamID)
-	row.BillingAccountID = c.t(p.org)
+	row.ResourceID = c.text(p.apiKey)
+	row.SubAccountID = c.text(p.teamID)
+	row.BillingAccountID = c.text(p.org)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
 	row.DedupeKey = id
 
-	if err := parseTagMap(c.s(p.requestTags), c.tag); err != nil {
+	if err := parseTagMap(c.raw(p.requestTags), c.tag); err != nil {
 		return c.looseErr(p.requestTags, err, `expected a JSON array like ["team:ml", "prod"]`)
 	}
 	p.alias, p.cached = "", 0
-	if meta := c.t(p.metadata); meta != "" && meta != "{}" && meta != "null" {
+	if meta := c.text(p.metadata); meta != "" && meta != "{}" && meta != "null" {
 		v, err := parseLoose(meta)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
@@ -475,10 +475,10 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 		}
 	}
 	row.CachedTokens = min(p.cached, row.InputTokens)
-	if user := c.t(p.user); user != "" {
+	if user := c.text(p.user); user != "" {
 		c.tag("user", user)
 	} else {
-		c.tag("user", c.t(p.endUser))
+		c.tag("user", c.text(p.endUser))
 	}
 	// Team: the org's tag key wins, then the team alias, then team_id.
 	row.Team = c.teamTag()
@@ -486,7 +486,7 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 		row.Team = p.alias
 	}
 	if row.Team == "" {
-		row.Team = c.t(p.teamID)
+		row.Team = c.text(p.teamID)
 	}
 	return nil
 }
@@ -518,7 +518,7 @@ func (p *liteLLMDaily) parse(c *rowCtx, row *Row) error {
 	}
 	llmRow(row, "", day, endOrDay(day, time.Time{}))
 	row.ServiceName = "LiteLLM proxy"
-	row.ProviderName = c.t(p.provider)
+	row.ProviderName = c.text(p.provider)
 	if row.ProviderName == "" {
 		row.ProviderName = "LiteLLM"
 	}
@@ -534,17 +534,17 @@ func (p *liteLLMDaily) parse(c *rowCtx, row *Row) error {
 		}
 	}
 	row.InputTokens, row.OutputTokens, row.CachedTokens, row.Requests = n[0], n[1], min(n[2], n[0]), n[4]
-	row.Model = c.t(p.model)
+	row.Model = c.text(p.model)
 	if row.Model == "" {
-		row.Model = c.t(p.modelGroup)
+		row.Model = c.text(p.modelGroup)
 	}
 	row.SKU = row.Model
-	row.ResourceID = c.t(p.apiKey)
-	row.SubAccountID = c.t(p.teamID)
-	row.BillingAccountID = c.t(p.orgID)
+	row.ResourceID = c.text(p.apiKey)
+	row.SubAccountID = c.text(p.teamID)
+	row.BillingAccountID = c.text(p.orgID)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
-	c.tag("user", c.t(p.userID))
-	if t := c.t(p.tag); t != "" {
+	c.tag("user", c.text(p.userID))
+	if t := c.text(p.tag); t != "" {
 		if k, v, ok := strings.Cut(t, ":"); ok {
 			c.tag(k, v)
 		} else {
@@ -553,10 +553,10 @@ func (p *liteLLMDaily) parse(c *rowCtx, row *Row) error {
 	}
 	row.Team = c.teamTag()
 	if row.Team == "" {
-		row.Team = c.t(p.teamID)
+		row.Team = c.text(p.teamID)
 	}
-	row.DedupeKey = joinKey(day.Format(time.DateOnly), c.t(p.teamID), c.t(p.userID), c.t(p.orgID), c.t(p.endUser),
-		c.t(p.tag), row.ResourceID, row.Model, c.t(p.modelGroup), row.ProviderName, c.t(p.endpoint), c.t(p.mcp))
+	row.DedupeKey = joinKey(day.Format(time.DateOnly), c.text(p.teamID), c.text(p.userID), c.text(p.orgID), c.text(p.endUser),
+		c.text(p.tag), row.ResourceID, row.Model, c.text(p.modelGroup), row.ProviderName, c.text(p.endpoint), c.text(p.mcp))
 	return nil
 }
 
@@ -579,7 +579,7 @@ func newOpenRouter(h *header, o *Options) (parser, error) {
 }
 
 func (p *openRouter) parse(c *rowCtx, row *Row) error {
-	id := c.t(p.id)
+	id := c.text(p.id)
 	if id == "" {
 		return c.errAt(p.id, ErrEmptyValue, "every activity row needs its generation_id")
 	}
@@ -588,7 +588,7 @@ func (p *openRouter) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	llmRow(row, "OpenRouter", at, at)
-	row.ServiceName = c.t(p.provider)
+	row.ServiceName = c.text(p.provider)
 	if row.ServiceName == "" {
 		row.ServiceName = "OpenRouter"
 	}
@@ -605,12 +605,12 @@ func (p *openRouter) parse(c *rowCtx, row *Row) error {
 	}
 	row.InputTokens, row.OutputTokens, row.CachedTokens = n[0], n[1], min(n[3], n[0])
 	row.Requests = 1
-	row.Model = c.t(p.model)
+	row.Model = c.text(p.model)
 	row.SKU = row.Model
-	row.SubAccountID = c.t(p.apiKey)
+	row.SubAccountID = c.text(p.apiKey)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
-	c.tag("user", c.t(p.user))
-	c.tag("app", c.t(p.app))
+	c.tag("user", c.text(p.user))
+	c.tag("app", c.text(p.app))
 	row.DedupeKey = id
 	return nil
 }

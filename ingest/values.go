@@ -71,16 +71,16 @@ func (c *rowCtx) tag(k, v string) {
 	}
 }
 
-// s returns the raw cell i, or "" when the column is absent or the record short.
-func (c *rowCtx) s(i int) string {
+// raw returns cell i as read, or "" when the column is absent or the record short.
+func (c *rowCtx) raw(i int) string {
 	if i < 0 || i >= len(c.rec) {
 		return ""
 	}
 	return c.rec[i]
 }
 
-// t returns cell i with surrounding spaces removed.
-func (c *rowCtx) t(i int) string { return strings.TrimSpace(c.s(i)) }
+// text returns cell i with surrounding spaces removed.
+func (c *rowCtx) text(i int) string { return strings.TrimSpace(c.raw(i)) }
 
 func (c *rowCtx) colName(i int) string {
 	if i >= 0 && i < len(c.hdr) {
@@ -90,7 +90,7 @@ func (c *rowCtx) colName(i int) string {
 }
 
 func (c *rowCtx) errAt(i int, err error, msg string) *ParseError {
-	return &ParseError{File: c.file, Line: c.line, Column: c.colName(i), Value: c.s(i), Err: err, Msg: msg}
+	return &ParseError{File: c.file, Line: c.line, Column: c.colName(i), Value: c.raw(i), Err: err, Msg: msg}
 }
 
 // dec parses cell i as a usage quantity; empty is zero.
@@ -101,7 +101,7 @@ func (c *rowCtx) money(i int) (decimal.Decimal, error) { return c.number(i, quan
 
 // moneyOr parses cell i as money, returning def when the cell is empty or absent.
 func (c *rowCtx) moneyOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
-	if c.t(i) == "" {
+	if c.text(i) == "" {
 		return def, nil
 	}
 	return c.money(i)
@@ -109,7 +109,7 @@ func (c *rowCtx) moneyOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
 
 // number parses cell i through quantity's bounds for k; empty is zero.
 func (c *rowCtx) number(i int, k quantity.Kind) (decimal.Decimal, error) {
-	d, err := parseNumber(c.s(i), k)
+	d, err := parseNumber(c.raw(i), k)
 	if err != nil {
 		return d, c.numberErr(i, err)
 	}
@@ -134,7 +134,7 @@ func (c *rowCtx) numberErr(i int, err error) *ParseError {
 
 // count parses cell i as a non-negative whole number ("3" or "3.0"); empty is 0.
 func (c *rowCtx) count(i int) (int64, error) {
-	d, err := parseNumber(c.s(i), quantity.Tokens)
+	d, err := parseNumber(c.raw(i), quantity.Tokens)
 	if err != nil {
 		return 0, c.numberErr(i, err)
 	}
@@ -143,7 +143,7 @@ func (c *rowCtx) count(i int) (int64, error) {
 
 // time parses cell i as a timestamp in UTC; empty is an error.
 func (c *rowCtx) time(i int) (time.Time, error) {
-	s := c.t(i)
+	s := c.text(i)
 	if s == "" {
 		return time.Time{}, c.errAt(i, ErrEmptyValue, "a date is required")
 	}
@@ -156,7 +156,7 @@ func (c *rowCtx) time(i int) (time.Time, error) {
 
 // timeOpt parses cell i as a timestamp; empty or absent gives the zero time.
 func (c *rowCtx) timeOpt(i int) (time.Time, error) {
-	if c.t(i) == "" {
+	if c.text(i) == "" {
 		return time.Time{}, nil
 	}
 	return c.time(i)
