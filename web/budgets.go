@@ -189,6 +189,9 @@ func (s *Server) budgetFormPage(c echo.Context, status int, f views.BudgetForm) 
 		title = "Edit budget"
 	}
 	f.Choices = s.budgetChoices(c)
+	if err := s.budgetChannelForm(c.Request().Context(), s.db(c), currentOrg(c).ID, &f); err != nil {
+		return err
+	}
 	return render(c, status, views.BudgetFormPage(s.shell(c, title, "budgets"), f))
 }
 
@@ -337,17 +340,27 @@ func (s *Server) saveBudgetForm(c echo.Context, id int64) error {
 			f.Errors[k] = v
 		}
 	}
+	if err := s.readBudgetChannels(c, &f); err != nil {
+		return err
+	}
 	if len(f.Errors) > 0 {
 		return s.budgetFormPage(c, http.StatusUnprocessableEntity, f)
 	}
 	ctx := c.Request().Context()
+	org, user := currentOrg(c).ID, currentUser(c).ID
 	var b store.Budget
-	var err error
-	if id == 0 {
-		b, err = s.db(c).CreateBudget(ctx, currentOrg(c).ID, currentUser(c).ID, in)
-	} else {
-		b, err = s.db(c).UpdateBudget(ctx, currentOrg(c).ID, id, in)
-	}
+	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
+		var err error
+		if id == 0 {
+			b, err = tx.CreateBudget(ctx, org, user, in)
+		} else {
+			b, err = tx.UpdateBudget(ctx, org, id, in)
+		}
+		if err != nil {
+			return err
+		}
+		return saveBudgetChannels(ctx, tx, org, b.ID, user, f)
+	})
 	if err != nil {
 		return err
 	}

@@ -105,6 +105,17 @@ func (s *Server) routes() {
 	e.POST("/tokens", s.handleTokenCreate, admin...)
 	e.POST("/tokens/:id/revoke", s.handleTokenRevoke, admin...)
 
+	// Where alerts and digests go: everyone sees the channels (masked) and
+	// the deliveries; admins change them and send tests.
+	e.GET("/settings/notifications", s.handleNotifications, app()...)
+	e.POST("/settings/notifications/slack", s.handleSlackSave, admin...)
+	e.POST("/settings/notifications/webhook", s.handleWebhookSave, admin...)
+	e.POST("/settings/notifications/secret/rotate", s.handleSecretRotate, admin...)
+	e.POST("/settings/notifications/email/test", s.handleEmailTest, admin...)
+	e.POST("/settings/notifications/channels/:id/test", s.handleChannelTest, admin...)
+	e.POST("/settings/notifications/channels/:id/delete", s.handleChannelDelete, admin...)
+	e.POST("/settings/notifications/deliveries/:id/retry", s.handleDeliveryRetry, admin...)
+
 	// Imports: uploads, their history, and the generic column mapping.
 	e.GET("/imports", s.handleImports, app()...)
 	e.POST("/imports", s.handleImportUpload, upload(s.cfg.MaxUploadBytes, s.limitImports)...)

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
@@ -60,6 +61,11 @@ type Config struct {
 	// TempDir is where request bodies too large for memory are spooled;
 	// empty means os.TempDir() ($TMPDIR).
 	TempDir string
+	// Notifier sends test notifications and retries from Settings →
+	// Notifications, and checks channel URLs. Nil: one that sends at once
+	// (no job queue), posts only to public addresses, and has no mail
+	// sender.
+	Notifier *notify.Notifier
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -73,6 +79,7 @@ type Server struct {
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
 	imports  *importSlots    // imports running per org (body.go)
+	notifier *notify.Notifier
 }
 
 // NewServer wires the routes and middleware.
@@ -95,7 +102,11 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.MaxImportsPerOrg <= 0 {
 		cfg.MaxImportsPerOrg = DefaultMaxImportsPerOrg
 	}
-	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes)}
+	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
+		notifier: cfg.Notifier}
+	if s.notifier == nil {
+		s.notifier = notify.New(st, nil, notify.Config{BaseURL: cfg.BaseURL, Log: log})
+	}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.echo.HideBanner = true

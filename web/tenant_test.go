@@ -59,15 +59,26 @@ func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) o
 	if err != nil {
 		t.Fatal(err)
 	}
+	ch, err := b.st.SetNotificationChannel(ctx(), org.ID, 0, store.ChannelSlack, "https://hooks.slack.com/services/B", "https://hooks.slack.com/…/es/B", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dlv, _, err := b.st.RecordDelivery(ctx(), org.ID, store.NewDelivery{Kind: "test", Channel: store.ChannelSlack, ChannelID: ch.ID,
+		Target: ch.URLMasked, Subject: "B's test", DedupeKey: "test:b", Body: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return orgFixtures{
-		"/budgets/:id":             itoa(bud.ID),
-		"/imports/:id":             itoa(imp.ID),
-		"/members/:user_id":        itoa(member.ID),
-		"/invites/:id":             itoa(inv.ID),
-		"/tokens/:id":              itoa(tok.ID),
-		"/prices/gpu/:id":          itoa(gpus[0].ID),
-		"/prices/llm/:id":          itoa(llm.ID),
-		"/breakeven/scenarios/:id": itoa(sc.ID),
+		"/settings/notifications/channels/:id":   itoa(ch.ID),
+		"/settings/notifications/deliveries/:id": itoa(dlv.ID),
+		"/budgets/:id":                           itoa(bud.ID),
+		"/imports/:id":                           itoa(imp.ID),
+		"/members/:user_id":                      itoa(member.ID),
+		"/invites/:id":                           itoa(inv.ID),
+		"/tokens/:id":                            itoa(tok.ID),
+		"/prices/gpu/:id":                        itoa(gpus[0].ID),
+		"/prices/llm/:id":                        itoa(llm.ID),
+		"/breakeven/scenarios/:id":               itoa(sc.ID),
 	}
 }
 
@@ -155,5 +166,11 @@ func TestCrossTenantRoutesAre404(t *testing.T) {
 	}
 	if bs, _ := b.st.Budgets(ctx(), orgB.ID); len(bs) != 1 || bs[0].Name != "B's budget" {
 		t.Fatalf("org B's budgets changed from org A: %+v", bs)
+	}
+	if chs, _ := b.st.NotificationChannels(ctx(), orgB.ID); len(chs) != 1 {
+		t.Fatal("org B's notification channel was removed from org A")
+	}
+	if ds, _ := b.st.Deliveries(ctx(), orgB.ID, 10); len(ds) != 1 || ds[0].Status != store.DeliveryPending || ds[0].Attempts != 0 {
+		t.Fatalf("org B's delivery was tried from org A: %+v", ds)
 	}
 }

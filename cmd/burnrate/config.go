@@ -36,6 +36,10 @@ type Config struct {
 	// With neither, metrics are not served.
 	MetricsToken string
 	MetricsAddr  string
+	// WebhookAllowPrivate lets Slack and webhook URLs reach loopback,
+	// private and link-local addresses, other hosts than hooks.slack.com,
+	// and plain http: for self-hosted installs whose receivers are inside.
+	WebhookAllowPrivate bool
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -110,6 +114,13 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	case "0", "false":
 	default:
 		errs = append(errs, fmt.Errorf("RUN_MIGRATIONS: want 1 or 0, got %q", v))
+	}
+	switch v := or("WEBHOOK_ALLOW_PRIVATE", "0"); v {
+	case "1", "true":
+		cfg.WebhookAllowPrivate = true
+	case "0", "false":
+	default:
+		errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE: want 1 or 0, got %q", v))
 	}
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
 		errs = append(errs, errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))

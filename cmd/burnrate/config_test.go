@@ -45,3 +45,18 @@ func TestConfigMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigWebhookAllowPrivate(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.WebhookAllowPrivate {
+		t.Fatalf("default WEBHOOK_ALLOW_PRIVATE = %v, %v; want off", cfg.WebhookAllowPrivate, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "1"}))
+	if err != nil || !cfg.WebhookAllowPrivate {
+		t.Fatalf("WEBHOOK_ALLOW_PRIVATE=1: %v, %v", cfg.WebhookAllowPrivate, err)
+	}
+	if _, err := loadConfig(env(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "yes"})); err == nil || !strings.Contains(err.Error(), "WEBHOOK_ALLOW_PRIVATE") {
+		t.Fatalf("WEBHOOK_ALLOW_PRIVATE=yes: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web"
 )
@@ -32,12 +33,21 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		stopSweeping()
 		sweeping.Wait()
 	}()
+	// Email goes through the mail.Sender passed here; with none, email
+	// deliveries are recorded as failed ("email is not set up"). With no
+	// Enqueuer, deliveries are sent at once rather than by a job queue.
+	notifier := notify.New(db.store, nil, notify.Config{
+		BaseURL:      cfg.BaseURL,
+		AllowPrivate: cfg.WebhookAllowPrivate,
+		Log:          log,
+	})
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
 		Version:        version,
 		TrustedProxies: cfg.TrustedProxies,
 		MetricsToken:   cfg.MetricsToken,
+		Notifier:       notifier,
 	})
 	// The listeners stop together: when one fails, the other shuts down.
 	ctx, cancel := context.WithCancel(ctx)
