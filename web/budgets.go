@@ -45,15 +45,12 @@ func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 
 // budgetStatus works out where b stands today: the current period's spend,
 // forecast and "runs out on", and the spend of the history periods before
-// it. Thresholds crossed in the current period are recorded (once each)
-// for the digest.
+// it. Showing a crossing records nothing: budget.Evaluate alone records
+// and claims crossed thresholds, so that each is alerted once.
 func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.Org, b store.Budget, today time.Time, history int) (views.BudgetStatus, error) {
 	bs, err := budget.Load(ctx, st, *org, b, today, history)
 	if err != nil {
 		return views.BudgetStatus{}, err
-	}
-	if _, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, bs.First, bs.Crossed); err != nil {
-		return budgetStatusView(bs), err
 	}
 	return budgetStatusView(bs), nil
 }
