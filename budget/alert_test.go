@@ -2,6 +2,7 @@ package budget_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -446,5 +447,60 @@ func TestEvaluateInOrgTimeZone(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAlertMessage evaluates a budget scoped by provider and tag (summed
+// from charges) and renders its alert: the subject, text and HTML say what
+// crossed and link to the dashboard; names from users stay text; the JSON
+// payload keeps amounts as decimal strings.
+func TestAlertMessage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org := orgIn(t, st, "UTC")
+	b := newBudget(t, st, org, store.BudgetInput{Name: "<b>Prod</b>\r\nBcc: evil@example.com", Amount: decimal.NewFromInt(1000),
+		Scope: store.BudgetScope{Provider: "AWS", Tags: map[string]string{"env": "prod"}}, Recipients: []string{"lead@example.com"}})
+	importCharges(t, st, org,
+		charge{at: "2026-07-01T10:00:00Z", cost: "850.5", provider: "AWS", tags: `{"env":"prod"}`},
+		charge{at: "2026-07-01T11:00:00Z", cost: "500", provider: "AWS", tags: `{"env":"dev"}`},
+		charge{at: "2026-07-01T12:00:00Z", cost: "100", provider: "Google Cloud", tags: `{"env":"prod"}`},
+	)
+	a := wantAlert(t, evaluate(t, st, org, "2026-07-02T08:00:00Z"), b, "2026-07-01", 50, 80)
+	if len(a.Drivers) != 1 || a.Drivers[0].Provider != "AWS" || !a.Drivers[0].Amount.Equal(decimal.RequireFromString("850.5")) {
+		t.Fatalf("drivers = %+v, want AWS 850.5 only", a.Drivers)
+	}
+	if !a.Status.Forecast.GreaterThan(a.Status.Budget.Amount) || !a.Status.RunsOutOK {
+		t.Fatalf("forecast %s, runs out %v: at 850.50 on 2 July the month runs over", a.Status.Forecast, a.Status.RunsOutOK)
+	}
+	m, err := a.Message(ctx, "https://burnrate.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := "https://burnrate.example/dashboard?from=2026-07-01&group=service&provider=AWS&range=custom&to=2026-07-02"
+	if m.Kind != "budget_alert" || m.OrgID != org.ID || m.Link != link || !slices.Equal(m.Recipients, []string{"lead@example.com"}) {
+		t.Fatalf("message %q %d %q %v", m.Kind, m.OrgID, m.Link, m.Recipients)
+	}
+	if strings.ContainsAny(m.Subject, "\r\n") || !strings.Contains(m.Subject, "crossed 50% and 80%") || !strings.Contains(m.Subject, "850.50 USD of 1,000.00 USD (85%)") {
+		t.Errorf("subject = %q", m.Subject)
+	}
+	for _, want := range []string{"850.50 USD of 1,000.00 USD (85%)", "in July 2026", "runs out on 2026-07-0", "provider=AWS, tag env=prod, in USD",
+		"Largest costs since 2026-07-01:\n  850.50 USD  AWS · Compute", link} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("text lacks %q:\n%s", want, m.Text)
+		}
+	}
+	if strings.Contains(m.HTML, "<b>Prod") || !strings.Contains(m.HTML, "&lt;b&gt;Prod&lt;/b&gt;") || !strings.Contains(m.HTML, `href="`+strings.ReplaceAll(link, "&", "&amp;")+`"`) {
+		t.Errorf("html = %s", m.HTML)
+	}
+	raw, err := json.Marshal(m.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"spent":"850.5"`, `"threshold":80`, `"thresholds":[50,80]`, `"period_start":"2026-07-01"`,
+		`"amount":"1000"`, `"scope":{"provider":"AWS","tags":{"env":"prod"}}`, `"link":"` + strings.ReplaceAll(link, "&", `\u0026`) + `"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("payload lacks %s: %s", want, raw)
+		}
 	}
 }

@@ -3,7 +3,8 @@
 // zone, how a monthly amount spreads over its days, the forecast to the end
 // of a period, the day a budget runs out, and which alert thresholds a
 // spend has crossed. status.go reads a budget's spend through the store and
-// says where it stands.
+// says where it stands; alert.go claims the thresholds crossed and makes
+// their alerts, which message.go renders for every channel.
 //
 // A day is a civil date in the org's time zone, represented as midnight UTC
 // of that date (the way Postgres date columns scan), so that adding days
