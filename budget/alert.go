@@ -103,14 +103,28 @@ func claim(ctx context.Context, st *store.Store, org store.Org, s Status, now ti
 		return Alert{}, false, err
 	}
 	from := s.First
+	taken := map[int]bool{}
 	for _, p := range previous {
 		if p.PeriodStart.Equal(s.First) && p.NotifiedAt != nil {
+			taken[p.Threshold] = true
 			if d := Day(*p.NotifiedAt, org.Location()); d.After(from) && !d.After(s.Today) {
 				from = d
 			}
 		}
 	}
-	claimed, err := st.ClaimBudgetAlerts(ctx, org.ID, b.ID, s.First, s.Crossed, s.Spent, now)
+	// Most evaluations find every crossing claimed already: they need not
+	// ask (the claim would lock the rows only to find them taken). What is
+	// left is claimed atomically, whoever else reads the same.
+	var open []int
+	for _, t := range s.Crossed {
+		if !taken[t] {
+			open = append(open, t)
+		}
+	}
+	if len(open) == 0 {
+		return Alert{}, false, nil
+	}
+	claimed, err := st.ClaimBudgetAlerts(ctx, org.ID, b.ID, s.First, open, s.Spent, now)
 	if err != nil || len(claimed) == 0 {
 		return Alert{}, false, err
 	}
