@@ -1,7 +1,10 @@
-// Package budget is the arithmetic of budgets, with no IO: which days a
-// period covers in the org's time zone, how a monthly amount spreads over
-// its days, the forecast to the end of a period, the day a budget runs out,
-// and which alert thresholds a spend has crossed.
+// Package budget is what Burnrate knows about budgets. This file is their
+// arithmetic, with no IO: which days a period covers in the org's time
+// zone, how a monthly amount spreads over its days, the forecast to the end
+// of a period, the day a budget runs out, and which alert thresholds a
+// spend has crossed. status.go reads a budget's spend through the store and
+// says where it stands; alert.go claims the thresholds crossed and makes
+// their alerts, which message.go renders for every channel.
 //
 // A day is a civil date in the org's time zone, represented as midnight UTC
 // of that date (the way Postgres date columns scan), so that adding days
@@ -182,19 +185,19 @@ func Crossed(thresholds []int, spent, amount decimal.Decimal) []int {
 	return out
 }
 
-// Status is how a budget stands, for its colour.
-type Status string
+// Standing is how a budget stands, for its colour.
+type Standing string
 
-// The statuses, from best to worst.
+// The standings, from best to worst.
 const (
-	StatusOK   Status = "ok"   // on track
-	StatusWarn Status = "warn" // forecast over the amount
-	StatusOver Status = "over" // spent more than the amount
+	StatusOK   Standing = "ok"   // on track
+	StatusWarn Standing = "warn" // forecast over the amount
+	StatusOver Standing = "over" // spent more than the amount
 )
 
 // StatusOf is over when spent exceeds amount, warn when the forecast
 // does, ok otherwise.
-func StatusOf(spent, forecast, amount decimal.Decimal) Status {
+func StatusOf(spent, forecast, amount decimal.Decimal) Standing {
 	switch {
 	case spent.GreaterThan(amount):
 		return StatusOver

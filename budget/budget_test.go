@@ -149,7 +149,7 @@ func TestForecastAndRunsOut(t *testing.T) {
 		daysLeft int
 		total    string
 		runsOut  string // "" when it does not
-		status   Status
+		status   Standing
 	}{
 		{
 			name: "MonthlyOnTrack", period: Monthly, today: "2026-04-11",

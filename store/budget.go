@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -179,27 +180,16 @@ func (s *Store) BudgetSpendByDay(ctx context.Context, orgID int64, b Budget, fro
 		}
 		return out, nil
 	}
-	tags, err := json.Marshal(b.Scope.Tags)
+	args := []any{orgID}
+	where, err := b.chargesWhere(from, to, loc, &args)
 	if err != nil {
 		return nil, mapError("budget spend by day", err)
 	}
-	start := time.Date(from.Year(), from.Month(), from.Day(), 0, 0, 0, 0, loc)
-	end := time.Date(to.Year(), to.Month(), to.Day()+1, 0, 0, 0, 0, loc)
-	args := []any{orgID, loc.String(), b.Currency, tags, start, end}
-	var where strings.Builder
-	sc := b.Scope
-	for d, v := range map[Dimension]string{DimProvider: sc.Provider, DimService: sc.Service, DimAccount: sc.Account,
-		DimTeam: sc.Team, DimModel: sc.Model, DimSource: sc.Source} {
-		if v != "" {
-			args = append(args, v)
-			where.WriteString(" AND " + d.chargeColumn() + " = $" + strconv.Itoa(len(args)))
-		}
-	}
+	args = append(args, loc.String())
 	rows, err := s.q.Query(ctx, `
-		SELECT (charge_period_start AT TIME ZONE $2)::date, sum(billed_cost)
+		SELECT (charge_period_start AT TIME ZONE $`+strconv.Itoa(len(args))+`)::date, sum(billed_cost)
 		FROM charges
-		WHERE org_id = $1 AND billing_currency = $3 AND tags @> $4::jsonb
-			AND charge_period_start >= $5 AND charge_period_start < $6`+where.String()+`
+		WHERE `+where+`
 		GROUP BY 1`, args...)
 	if err != nil {
 		return nil, mapError("budget spend by day", err)
@@ -211,6 +201,79 @@ func (s *Store) BudgetSpendByDay(ctx context.Context, orgID int64, b Budget, fro
 		return nil
 	})
 	return out, mapError("budget spend by day", err)
+}
+
+// chargesWhere is b's scope and currency as conditions on charges, over
+// the instants of days from..to (both included) in loc, with org_id = $1;
+// args gets its parameters.
+func (b Budget) chargesWhere(from, to time.Time, loc *time.Location, args *[]any) (string, error) {
+	tags, err := json.Marshal(b.Scope.Tags)
+	if err != nil {
+		return "", err
+	}
+	param := func(v any) string {
+		*args = append(*args, v)
+		return "$" + strconv.Itoa(len(*args))
+	}
+	start := time.Date(from.Year(), from.Month(), from.Day(), 0, 0, 0, 0, loc)
+	end := time.Date(to.Year(), to.Month(), to.Day()+1, 0, 0, 0, 0, loc)
+	var where strings.Builder
+	where.WriteString("org_id = $1 AND billing_currency = " + param(b.Currency) + " AND tags @> " + param(tags) + "::jsonb" +
+		" AND charge_period_start >= " + param(start) + " AND charge_period_start < " + param(end))
+	sc := b.Scope
+	for _, dv := range []struct {
+		d Dimension
+		v string
+	}{{DimProvider, sc.Provider}, {DimService, sc.Service}, {DimAccount, sc.Account}, {DimTeam, sc.Team},
+		{DimModel, sc.Model}, {DimSource, sc.Source}} {
+		if dv.v != "" {
+			where.WriteString(" AND " + dv.d.chargeColumn() + " = " + param(dv.v))
+		}
+	}
+	return where.String(), nil
+}
+
+// BudgetDrivers sums the billed spend in b's scope and currency over days
+// from..to (both included, in loc) by provider, service, account and model,
+// and returns the limit largest, largest first. Like BudgetSpendByDay, a
+// scope with tags is summed from charges, any other from daily_spend.
+func (s *Store) BudgetDrivers(ctx context.Context, orgID int64, b Budget, from, to time.Time, loc *time.Location, limit int) ([]Driver, error) {
+	args := []any{orgID}
+	var query string
+	if len(b.Scope.Tags) == 0 {
+		where := b.Scope.Filter(from, to).where(&args)
+		args = append(args, b.Currency)
+		query = `
+		SELECT provider, service, sub_account, model, currency, sum(billed) AS amount
+		FROM daily_spend
+		WHERE ` + where + ` AND currency = $` + strconv.Itoa(len(args)) + `
+		GROUP BY 1, 2, 3, 4, 5`
+	} else {
+		where, err := b.chargesWhere(from, to, loc, &args)
+		if err != nil {
+			return nil, mapError("budget drivers", err)
+		}
+		query = `
+		SELECT provider_name, service_name, sub_account_id, x_model, billing_currency, sum(billed_cost) AS amount
+		FROM charges
+		WHERE ` + where + `
+		GROUP BY 1, 2, 3, 4, 5`
+	}
+	args = append(args, limit)
+	// Credits can cancel a slice out; a zero is no driver.
+	rows, err := s.q.Query(ctx, `SELECT * FROM (`+query+`) d
+		WHERE amount <> 0
+		ORDER BY amount DESC, 1, 2, 3, 4
+		LIMIT $`+strconv.Itoa(len(args)), args...)
+	if err != nil {
+		return nil, mapError("budget drivers", err)
+	}
+	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Driver, error) {
+		var d Driver
+		err := row.Scan(&d.Provider, &d.Service, &d.Account, &d.Model, &d.Currency, &d.Amount)
+		return d, err
+	})
+	return ds, mapError("budget drivers", err)
 }
 
 // BudgetsSpendByDay is BudgetSpendByDay for many budgets at once, in one
@@ -270,37 +333,51 @@ func (s *Store) BudgetsSpendByDay(ctx context.Context, orgID int64, budgets []Bu
 	return out, mapError("budgets spend by day", rows.Err())
 }
 
-// BudgetAlert is a threshold of a budget first seen crossed in a period.
+// BudgetAlert is a threshold of a budget crossed in a period.
 type BudgetAlert struct {
 	BudgetID    int64
 	PeriodStart time.Time
 	Threshold   int
 	CrossedAt   time.Time
+	// NotifiedAt is when an evaluation claimed the crossing for a message;
+	// nil for crossings recorded by versions that alerted nobody.
+	NotifiedAt *time.Time
+	Spent      decimal.NullDecimal // the period's spend at the claim
 }
 
-// RecordBudgetAlerts notes that thresholds of budgetID are crossed in the
-// period starting periodStart, and returns those not noted before (each is
-// recorded once per period, whoever looks first).
-func (s *Store) RecordBudgetAlerts(ctx context.Context, orgID, budgetID int64, periodStart time.Time, thresholds []int) ([]int, error) {
+// ClaimBudgetAlerts records that thresholds of budgetID are crossed in the
+// period starting periodStart, with spent so far, at the instant at, and
+// returns, ascending, those it claimed for a message: the ones no earlier
+// claim took. Each threshold of a period is claimed once, whoever asks and
+// however many ask at once: a concurrent claim of the same threshold waits
+// for the first to commit and then finds it taken (or, if the first rolls
+// back, takes it). Called in the transaction that queues the message, a
+// claim commits with the message or not at all.
+func (s *Store) ClaimBudgetAlerts(ctx context.Context, orgID, budgetID int64, periodStart time.Time, thresholds []int, spent decimal.Decimal, at time.Time) ([]int, error) {
 	if len(thresholds) == 0 {
 		return nil, nil
 	}
+	// A row without notified_at was recorded by an older version when a
+	// page showed the crossing; nobody was told, so it is claimed now.
 	rows, err := s.q.Query(ctx, `
-		INSERT INTO budget_alerts (org_id, budget_id, period_start, threshold)
-		SELECT $1, $2, $3, t FROM unnest($4::int[]) t
-		ON CONFLICT DO NOTHING
-		RETURNING threshold`, orgID, budgetID, periodStart, thresholds)
+		INSERT INTO budget_alerts AS a (org_id, budget_id, period_start, threshold, crossed_at, notified_at, spent)
+		SELECT $1, $2, $3, t, $5, $5, $6 FROM unnest($4::int[]) t
+		ON CONFLICT (org_id, budget_id, period_start, threshold) DO UPDATE
+			SET notified_at = excluded.notified_at, spent = excluded.spent
+			WHERE a.notified_at IS NULL
+		RETURNING threshold`, orgID, budgetID, periodStart, thresholds, at, spent)
 	if err != nil {
-		return nil, mapError("record budget alerts", err)
+		return nil, mapError("claim budget alerts", err)
 	}
-	fresh, err := pgx.CollectRows(rows, pgx.RowTo[int])
-	return fresh, mapError("record budget alerts", err)
+	claimed, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	slices.Sort(claimed)
+	return claimed, mapError("claim budget alerts", err)
 }
 
 // BudgetAlerts lists budgetID's crossed thresholds, latest period first.
 func (s *Store) BudgetAlerts(ctx context.Context, orgID, budgetID int64) ([]BudgetAlert, error) {
 	rows, err := s.q.Query(ctx, `
-		SELECT budget_id, period_start, threshold, crossed_at FROM budget_alerts
+		SELECT budget_id, period_start, threshold, crossed_at, notified_at, spent FROM budget_alerts
 		WHERE org_id = $1 AND budget_id = $2
 		ORDER BY period_start DESC, threshold`, orgID, budgetID)
 	if err != nil {

@@ -345,11 +345,11 @@ func TestBudgetCRUDAndAlerts(t *testing.T) {
 		t.Fatalf("UpdateBudget = %+v, %v", got, err)
 	}
 	p := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	fresh, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, p, []int{50, 80})
+	fresh, err := st.ClaimBudgetAlerts(ctx, org.ID, b.ID, p, []int{50, 80}, decimal.NewFromInt(850), p)
 	if err != nil || len(fresh) != 2 {
 		t.Fatalf("first record = %v, %v", fresh, err)
 	}
-	fresh, err = st.RecordBudgetAlerts(ctx, org.ID, b.ID, p, []int{50, 80, 100})
+	fresh, err = st.ClaimBudgetAlerts(ctx, org.ID, b.ID, p, []int{50, 80, 100}, decimal.NewFromInt(1100), p.Add(time.Hour))
 	if err != nil || len(fresh) != 1 || fresh[0] != 100 {
 		t.Fatalf("second record = %v, %v; want only 100 new", fresh, err)
 	}

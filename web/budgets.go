@@ -45,75 +45,28 @@ func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 
 // budgetStatus works out where b stands today: the current period's spend,
 // forecast and "runs out on", and the spend of the history periods before
-// it. Thresholds crossed in the current period are recorded (once each)
-// for the digest.
+// it. Showing a crossing records nothing: budget.Evaluate alone records
+// and claims crossed thresholds, so that each is alerted once.
 func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.Org, b store.Budget, today time.Time, history int) (views.BudgetStatus, error) {
-	daily, err := st.BudgetSpendByDay(ctx, org.ID, b, budgetFrom(b, today, history), today, org.Location())
+	bs, err := budget.Load(ctx, st, *org, b, today, history)
 	if err != nil {
 		return views.BudgetStatus{}, err
 	}
-	bs := budgetStatusOf(b, today, history, daily)
-	if _, err := st.RecordBudgetAlerts(ctx, org.ID, b.ID, bs.First, bs.Crossed); err != nil {
-		return bs, err
-	}
-	return bs, nil
+	return budgetStatusView(bs), nil
 }
 
-// historyStarts are the first days of the history periods before today's,
-// oldest first.
-func historyStarts(b store.Budget, today time.Time, history int) []time.Time {
-	p := budget.Period(b.Period)
-	first, _ := budget.Bounds(p, today)
-	var starts []time.Time
-	for k := history; k >= 1; k-- {
-		if p == budget.Monthly {
-			starts = append(starts, first.AddDate(0, -k, 0))
-		} else {
-			starts = append(starts, budget.AddDays(first, -k))
-		}
+// budgetStatusView is a budget's status as the pages show it.
+func budgetStatusView(bs budget.Status) views.BudgetStatus {
+	v := views.BudgetStatus{
+		Budget: bs.Budget, Today: bs.Today, First: bs.First, Last: bs.Last, Spent: bs.Spent, Remaining: bs.Remaining,
+		Forecast: bs.Forecast, Method: bs.Method, Percent: bs.Percent, Status: string(bs.Standing), DaysLeft: bs.DaysLeft,
+		RunsOut: bs.RunsOut, RunsOutOK: bs.RunsOutOK, Crossed: bs.Crossed, FromCharges: bs.FromCharges,
 	}
-	return starts
-}
-
-// budgetFrom is the first day whose spend budgetStatusOf needs: the
-// current period's, the run-rate window's, or the oldest history period's.
-func budgetFrom(b store.Budget, today time.Time, history int) time.Time {
-	from, _ := budget.Bounds(budget.Period(b.Period), today)
-	if w := budget.AddDays(today, -budget.ForecastWindow); w.Before(from) {
-		from = w
+	for _, h := range bs.History {
+		v.History = append(v.History, views.PeriodSpend{First: h.First, Last: h.Last, Spent: h.Spent, Percent: h.Percent,
+			Status: string(h.Standing)})
 	}
-	if hs := historyStarts(b, today, history); len(hs) > 0 && hs[0].Before(from) {
-		from = hs[0]
-	}
-	return from
-}
-
-// budgetStatusOf computes a budget's status from its spend per day (from
-// budgetFrom to today).
-func budgetStatusOf(b store.Budget, today time.Time, history int, daily map[time.Time]decimal.Decimal) views.BudgetStatus {
-	p := budget.Period(b.Period)
-	first, last := budget.Bounds(p, today)
-	fc := budget.ForecastPeriod(p, today, today, daily)
-	bs := views.BudgetStatus{
-		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
-		Remaining: b.Amount.Sub(fc.Spent), Percent: budget.Percent(fc.Spent, b.Amount),
-		Status: string(budget.StatusOf(fc.Spent, fc.Total, b.Amount)), DaysLeft: fc.DaysLeft,
-		FromCharges: len(b.Scope.Tags) > 0, Today: today,
-	}
-	bs.RunsOut, bs.RunsOutOK = fc.RunsOut(b.Amount)
-	bs.Crossed = budget.Crossed(b.Thresholds, fc.Spent, b.Amount)
-	starts := historyStarts(b, today, history)
-	for i := len(starts) - 1; i >= 0; i-- {
-		pf, pl := budget.Bounds(p, starts[i])
-		ps := views.PeriodSpend{First: pf, Last: pl}
-		for d := pf; !d.After(pl); d = budget.AddDays(d, 1) {
-			ps.Spent = ps.Spent.Add(daily[d])
-		}
-		ps.Percent = budget.Percent(ps.Spent, b.Amount)
-		ps.Status = string(budget.StatusOf(ps.Spent, ps.Spent, b.Amount))
-		bs.History = append(bs.History, ps)
-	}
-	return bs
+	return v
 }
 
 func (s *Server) handleBudgets(c echo.Context) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -19,7 +20,6 @@ import (
 // Dashboard table sizes.
 const (
 	topDrivers     = 20
-	topMovers      = 10
 	maxTableGroups = 8 // columns of the no-JavaScript daily table; the rest is "other"
 )
 
@@ -30,7 +30,7 @@ var dashTables = []string{"daily", "drivers", "dod", "wow", "gpus", "models", "a
 // rendered as a page, a fragment, JSON or CSV.
 type dashboardData struct {
 	view   views.Dashboard
-	series []series // the range, per currency
+	series []spend.Series // the range, per currency
 	chart  chartData
 }
 
@@ -98,105 +98,66 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.Query = sq.values().Encode()
 	v.Today = today
 
-	// One query serves the chart, the tables and the month-to-date cards:
-	// the range's days with anomalyWindow days before as the baseline of
-	// its first days (and of week-over-week movers on short ranges), and
-	// last month's first day to today for the cards (the month's run-rate
-	// and last month to the same day), when the two spans are near.
-	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
-	wide := f
-	wide.From = budget.AddDays(f.From, -anomalyWindow)
-	month := f
-	month.From, month.To = monthStart.AddDate(0, -1, 0), today
-	span := wide
-	joined := !month.From.After(budget.AddDays(wide.To, 31)) && !wide.From.After(budget.AddDays(month.To, 31))
-	if joined {
-		if month.From.Before(span.From) {
-			span.From = month.From
-		}
-		if month.To.After(span.To) {
-			span.To = month.To
-		}
-	}
-	// The range's top groups, the rest summed as one per day: this query
-	// and all that is built from it stay the same size however many
-	// values the group takes.
-	rows, err := st.SpendByDayTop(ctx, org.ID, span, sq.Group, store.TopGroups{N: topGroups, From: f.From, To: f.To})
+	o, err := spend.Dashboard(ctx, st, org.ID, f, sq.Group, today)
 	if err != nil {
 		return d, err
 	}
-	monthRows := rows
-	if !joined {
-		if monthRows, err = st.SpendByDay(ctx, org.ID, month, ""); err != nil {
-			return d, err
-		}
-	}
-	v.Cards = moneyCards(monthRows, today)
-
-	breakdown, err := st.SpendBreakdown(ctx, org.ID, f)
-	if err != nil {
-		return d, err
+	for _, c := range o.Cards {
+		v.Cards = append(v.Cards, views.MoneyCard{Currency: c.Currency, MonthToDate: c.MonthToDate, Forecast: c.Forecast,
+			ForecastMethod: c.Method, LastMonth: c.LastMonth, LastMonthDay: c.LastMonthDay})
 	}
 	v.Filter.Facets = map[string][]string{}
-	for dim, vals := range breakdown.Facets {
+	for dim, vals := range o.Facets {
 		v.Filter.Facets[string(dim)] = vals
 	}
 
-	// Budget cards: every budget not scoped by tags, in one pass.
+	// Budget cards: every budget not scoped by tags, in one pass; those
+	// scoped by tags need charges and are left to the budgets page.
 	budgets, err := st.Budgets(ctx, org.ID)
 	if err != nil {
 		return d, err
 	}
-	from := budget.AddDays(today, -budget.ForecastWindow)
-	if monthStart.Before(from) {
-		from = monthStart
-	}
-	spend, err := st.BudgetsSpendByDay(ctx, org.ID, budgets, from, today)
+	statuses, err := budget.Statuses(ctx, st, org.ID, budgets, today)
 	if err != nil {
 		return d, err
 	}
 	for _, b := range budgets {
 		if len(b.Scope.Tags) > 0 {
 			v.TagBudgets = append(v.TagBudgets, b)
-			continue
 		}
-		v.Budgets = append(v.Budgets, budgetStatusOf(b, today, 0, spend[b.ID]))
+	}
+	for _, bs := range statuses {
+		v.Budgets = append(v.Budgets, budgetStatusView(bs))
 	}
 
-	wideSeries := buildSeries(rows, wide.From, f.To, sq.Group)
-	for _, ws := range wideSeries {
-		rs := ws.trim(f.From)
+	for _, co := range o.Currencies {
+		rs := co.Series
 		d.series = append(d.series, rs)
-		anomalies := findAnomalies(ws, anomalyWindow)
-		for _, a := range anomalies {
+		for _, a := range co.Anomalies {
 			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
 				Baseline: a.Baseline, Drivers: moverViews(a.Drivers)})
 		}
-		v.Daily = append(v.Daily, dailyTable(rs, anomalies))
-		if last := lastDayWithSpend(ws); last >= anomalyWindow {
-			v.DoD = append(v.DoD, moverViews(movers(ws, last, 1, topMovers))...)
-			v.WoW = append(v.WoW, moverViews(movers(ws, last, 7, topMovers))...)
-			if v.MoversDay.IsZero() || ws.Days[last].After(v.MoversDay) {
-				v.MoversDay = ws.Days[last]
+		v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
+		if !co.MoversDay.IsZero() {
+			v.DoD = append(v.DoD, moverViews(co.DoD)...)
+			v.WoW = append(v.WoW, moverViews(co.WoW)...)
+			if v.MoversDay.IsZero() || co.MoversDay.After(v.MoversDay) {
+				v.MoversDay = co.MoversDay
 			}
 		}
-		d.chart.Charts = append(d.chart.Charts, chartFor(rs, anomalies, budgets, sq))
+		d.chart.Charts = append(d.chart.Charts, chartFor(rs, co.Anomalies, budgets, sq))
 	}
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
 
-	totals := map[string]decimal.Decimal{}
-	for _, dr := range breakdown.Drivers {
-		totals[dr.Currency] = totals[dr.Currency].Add(dr.Amount)
-	}
-	for _, dr := range breakdown.Drivers {
+	for _, dr := range o.Drivers {
 		if len(v.Drivers) == topDrivers {
 			break
 		}
-		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: share(dr.Amount, totals[dr.Currency])})
+		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: spend.Share(dr.Amount, o.DriverTotals[dr.Currency])})
 	}
-	v.AllDrivers = foldDrivers(breakdown.Drivers, exportDrivers)
-	v.GPUs, v.Models = breakdown.GPUs, foldModels(breakdown.Models, topGroups)
+	v.AllDrivers = spend.FoldDrivers(o.Drivers, exportDrivers)
+	v.GPUs, v.Models = o.GPUs, o.Models
 	v.Chart = d.chart
 	return d, nil
 }
@@ -205,112 +166,13 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 // (the page shows topDrivers); the rest are summed in one last row.
 const exportDrivers = 200
 
-// foldDrivers keeps each currency's n largest drivers and sums the rest
-// into one row per currency, which says in its provider column what it
-// sums.
-func foldDrivers(ds []store.Driver, n int) []store.Driver {
-	return foldRest(ds, n, func(d store.Driver) string { return d.Currency },
-		func(sum *store.Driver, d store.Driver) { sum.Amount = sum.Amount.Add(d.Amount) },
-		func(sum *store.Driver, cur string, folded int) {
-			sum.Currency, sum.Provider = cur, otherName(folded, "provider/service/account/model combination")
-		})
-}
-
-// foldModels keeps each currency's n largest models and sums the rest,
-// money, tokens and requests, into one row per currency named for what it
-// sums.
-func foldModels(ms []store.ModelUsage, n int) []store.ModelUsage {
-	return foldRest(ms, n, func(m store.ModelUsage) string { return m.Currency },
-		func(sum *store.ModelUsage, m store.ModelUsage) {
-			sum.Amount = sum.Amount.Add(m.Amount)
-			sum.InputTokens += m.InputTokens
-			sum.OutputTokens += m.OutputTokens
-			sum.CachedTokens += m.CachedTokens
-			sum.Requests += m.Requests
-		},
-		func(sum *store.ModelUsage, cur string, folded int) {
-			sum.Currency, sum.Model = cur, otherName(folded, "model")
-		})
-}
-
-// foldRest keeps the first n items of each currency (xs comes largest
-// first) and sums the others of each currency into one item, put after
-// them: add adds an item to a sum (which starts as the zero item), and
-// name gives a sum its currency and a label saying how many items it
-// holds.
-func foldRest[T any](xs []T, n int, currency func(T) string, add func(sum *T, x T), name func(sum *T, cur string, folded int)) []T {
-	var out []T
-	kept, folded := map[string]int{}, map[string]int{}
-	sums := map[string]*T{}
-	var curs []string
-	for _, x := range xs {
-		cur := currency(x)
-		if kept[cur] < n {
-			kept[cur]++
-			out = append(out, x)
-			continue
-		}
-		sum := sums[cur]
-		if sum == nil {
-			sum = new(T)
-			sums[cur] = sum
-			curs = append(curs, cur)
-		}
-		add(sum, x)
-		folded[cur]++
-	}
-	for _, cur := range curs {
-		name(sums[cur], cur, folded[cur])
-		out = append(out, *sums[cur])
-	}
-	return out
-}
-
-func share(part, whole decimal.Decimal) int {
-	if !whole.IsPositive() {
-		return 0
-	}
-	return int(part.Mul(decimal.NewFromInt(100)).Div(whole).Round(0).IntPart())
-}
-
-func moverViews(ms []mover) []views.Mover {
+func moverViews(ms []spend.Mover) []views.Mover {
 	out := make([]views.Mover, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, views.Mover{Group: m.Group, Currency: m.Currency, Before: m.Before, After: m.After,
 			Change: m.Change(), Percent: m.Percent()})
 	}
 	return out
-}
-
-// moneyCards makes the month-to-date cards, one per currency, from daily
-// totals since the first of last month.
-func moneyCards(rows []store.DaySpend, today time.Time) []views.MoneyCard {
-	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
-	lastStart := monthStart.AddDate(0, -1, 0)
-	// The same day last month, or its last day if shorter (31 March → 28 February).
-	lastSame := lastStart.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastStart))-1)
-	daily := map[string]map[time.Time]decimal.Decimal{}
-	for _, r := range rows {
-		if r.Day.Before(lastStart) || r.Day.After(today) {
-			continue // the chart's days, fetched in the same query
-		}
-		if daily[r.Currency] == nil {
-			daily[r.Currency] = map[time.Time]decimal.Decimal{}
-		}
-		daily[r.Currency][r.Day] = daily[r.Currency][r.Day].Add(r.Amount)
-	}
-	var cards []views.MoneyCard
-	for _, cur := range sortedKeys(daily) {
-		days := daily[cur]
-		fc := budget.ForecastPeriod(budget.Monthly, today, today, days)
-		card := views.MoneyCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, ForecastMethod: fc.Method(),
-			LastMonthDay: lastSame}
-		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
-			card.LastMonth = card.LastMonth.Add(days[d])
-		}
-		cards = append(cards, card)
-	}
-	return cards
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -323,17 +185,17 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // dailyTable is a series as the table shown without JavaScript: the
-// largest groups as columns, the rest (otherGroup included) summed as
+// largest groups as columns, the rest (spend.OtherGroup included) summed as
 // "other".
-func dailyTable(s series, anomalies []anomaly) views.DailyTable {
-	t := views.DailyTable{Currency: s.Currency, Total: s.total()}
+func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
+	t := views.DailyTable{Currency: s.Currency, Total: s.Total()}
 	groups := s.Groups
-	if n := len(groups); n > maxTableGroups || (n > 0 && groups[n-1] == otherGroup) {
+	if n := len(groups); n > maxTableGroups || (n > 0 && groups[n-1] == spend.OtherGroup) {
 		groups = groups[:min(n-1, maxTableGroups-1)]
 		t.Other = true
 	}
 	t.Groups = groups
-	marked := map[time.Time]anomaly{}
+	marked := map[time.Time]spend.Anomaly{}
 	for _, a := range anomalies {
 		marked[a.Day] = a
 	}
@@ -349,33 +211,11 @@ func dailyTable(s series, anomalies []anomaly) views.DailyTable {
 		}
 		if a, ok := marked[day]; ok {
 			row.Anomaly = true
-			row.AnomalyNote = anomalyNote(a)
+			row.AnomalyNote = a.Note()
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
-}
-
-func anomalyNote(a anomaly) string {
-	note := "More than " + strconv.Itoa(anomalyFactor) + "× the median of the " + strconv.Itoa(anomalyWindow) +
-		" days before (" + a.Baseline.StringFixed(2) + " " + a.Currency + ")."
-	if len(a.Drivers) > 0 {
-		note += " Grew most:"
-		for i, m := range a.Drivers {
-			if i > 0 {
-				note += ","
-			}
-			note += " " + groupName(m.Group) + " +" + m.Change().StringFixed(2)
-		}
-	}
-	return note
-}
-
-func groupName(g string) string {
-	if g == "" {
-		return "(none)"
-	}
-	return g
 }
 
 // chartData is the dashboard's chart as JSON: one chart per currency.
@@ -419,7 +259,7 @@ type plotMarker struct {
 
 // chartFor lays out one currency's chart: bars per group, the budgets in
 // that currency as lines, the anomalies as markers.
-func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQuery) currencyPlot {
+func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget, sq spendQuery) currencyPlot {
 	p := currencyPlot{Currency: s.Currency, Series: []plotSeries{}, Budgets: []plotBudget{}, Anomalies: []plotMarker{}}
 	cum := decimal.Zero
 	for i, day := range s.Days {
@@ -432,8 +272,8 @@ func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQue
 		p.Cumulative = append(p.Cumulative, cum.String())
 	}
 	for _, g := range s.Groups {
-		ps := plotSeries{Name: groupName(s.name(g))}
-		if g == otherGroup {
+		ps := plotSeries{Name: spend.GroupName(s.Name(g))}
+		if g == spend.OtherGroup {
 			ps.OtherGroups = s.Other
 		}
 		for _, v := range s.ByGroup[g] {
@@ -462,7 +302,7 @@ func chartFor(s series, anomalies []anomaly, budgets []store.Budget, sq spendQue
 		if a.Day.Before(s.Days[0]) {
 			continue
 		}
-		p.Anomalies = append(p.Anomalies, plotMarker{Day: a.Day.Format(time.DateOnly), Amount: a.Amount.String(), Note: anomalyNote(a)})
+		p.Anomalies = append(p.Anomalies, plotMarker{Day: a.Day.Format(time.DateOnly), Amount: a.Amount.String(), Note: a.Note()})
 	}
 	return p
 }
@@ -482,7 +322,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 			for _, g := range s.Groups {
 				for i, day := range s.Days {
 					if x := s.ByGroup[g][i]; !x.IsZero() {
-						t.add(day.Format(time.DateOnly), s.Currency, s.name(g), money(x))
+						t.add(day.Format(time.DateOnly), s.Currency, s.Name(g), money(x))
 					}
 				}
 			}
@@ -522,7 +362,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 				if i > 0 {
 					drivers += "; "
 				}
-				drivers += groupName(m.Group) + " +" + money(m.Change)
+				drivers += spend.GroupName(m.Group) + " +" + money(m.Change)
 			}
 			t.add(a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -142,12 +143,12 @@ func sizeStringMap(m map[string]string) int64 {
 func (d dashboardData) size() int64 {
 	var n int64
 	for _, s := range d.series {
-		n += s.size()
+		n += sizeSeries(s)
 	}
 	return n + d.chart.size() + dashboardView(d.view).size()
 }
 
-func (s series) size() int64 {
+func sizeSeries(s spend.Series) int64 {
 	n := sizeString(s.Currency) + sizeSliceHdr + int64(cap(s.Days))*sizeTime + sizeStrings(s.Groups) +
 		sizeDecimals(s.Totals) + sizeString(string(s.Dim)) + sizeWord
 	n += sizeMapHdr

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -29,14 +30,14 @@ func bigDashboard(seed, groups, days int) dashboardData {
 	to := from.AddDate(0, 0, days-1)
 	sq := spendQuery{Range: rangeCustom, Filter: store.SpendFilter{From: from, To: to}, Group: store.DimModel, Chart: "daily"}
 	var d dashboardData
-	for _, s := range buildSeries(rows, from, to, store.DimModel) {
+	for _, s := range spend.Build(rows, from, to, store.DimModel) {
 		d.series = append(d.series, s)
 		d.view.Daily = append(d.view.Daily, dailyTable(s, nil))
 		d.chart.Charts = append(d.chart.Charts, chartFor(s, nil, nil, sq))
 	}
 	d.view.Chart = d.chart
 	d.view.Query = "seed=" + strconv.Itoa(seed)
-	for g := range min(groups, topGroups) {
+	for g := range min(groups, spend.TopGroups) {
 		d.view.Models = append(d.view.Models, store.ModelUsage{Model: fmt.Sprintf("model-%d-%d", seed, g), Currency: "USD", Amount: decimal.New(int64(g), 0)})
 		d.view.Drivers = append(d.view.Drivers, views.DriverRow{Driver: store.Driver{Provider: "openai", Model: fmt.Sprintf("model-%d-%d", seed, g), Currency: "USD"}})
 	}

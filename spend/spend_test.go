@@ -1,4 +1,4 @@
-package web
+package spend
 
 import (
 	"testing"
@@ -23,34 +23,34 @@ func TestAnomaliesAndMovers(t *testing.T) {
 	add(10, "aws", "300")    // day 10: 420 against a median of 120 → anomaly, driven by aws
 	add(14, "openai", "100") // day 14: 220, less than 2 × 120 → not one
 	add(19, "gcp", "5")      // a new group on the last day
-	s := buildSeries(rows, day0, day0.AddDate(0, 0, 19), store.DimProvider)[0]
+	s := Build(rows, day0, day0.AddDate(0, 0, 19), store.DimProvider)[0]
 
-	got := findAnomalies(s, 0)
+	got := Anomalies(s, 0)
 	if len(got) != 1 || !got[0].Day.Equal(day0.AddDate(0, 0, 10)) || got[0].Drivers[0].Group != "aws" || !got[0].Baseline.Equal(decimal.NewFromInt(120)) {
 		t.Fatalf("anomalies = %+v", got)
 	}
 
 	// Small amounts are never anomalies, however they grow.
-	small := buildSeries([]store.DaySpend{
+	small := Build([]store.DaySpend{
 		{Day: day0, Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 1), Currency: "USD", Amount: decimal.NewFromInt(1)},
 		{Day: day0.AddDate(0, 0, 2), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 3), Currency: "USD", Amount: decimal.NewFromInt(1)},
 		{Day: day0.AddDate(0, 0, 4), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 5), Currency: "USD", Amount: decimal.NewFromInt(1)},
 		{Day: day0.AddDate(0, 0, 6), Currency: "USD", Amount: decimal.NewFromInt(1)}, {Day: day0.AddDate(0, 0, 7), Currency: "USD", Amount: decimal.NewFromInt(40)},
 	}, day0, day0.AddDate(0, 0, 7), store.DimProvider)[0]
-	if a := findAnomalies(small, 0); len(a) != 0 {
+	if a := Anomalies(small, 0); len(a) != 0 {
 		t.Fatalf("40 after 1s is flagged: %+v", a)
 	}
 
-	dod := movers(s, 19, 1, 10)
+	dod := Movers(s, 19, 1, 10)
 	if len(dod) != 1 || dod[0].Group != "gcp" || dod[0].Percent() != "new" {
 		t.Fatalf("day over day = %+v", dod)
 	}
-	wow := movers(s, 19, 7, 10)
+	wow := Movers(s, 19, 7, 10)
 	// Days 13–19 vs 6–12: aws 700 vs 1000 (day 10's burst), openai 220 vs 140, gcp 5 vs 0.
 	if len(wow) != 3 || wow[0].Group != "aws" || !wow[0].Change().Equal(decimal.NewFromInt(-300)) || wow[1].Group != "openai" {
 		t.Fatalf("week over week = %+v", wow)
 	}
-	if movers(s, 5, 7, 10) != nil {
+	if Movers(s, 5, 7, 10) != nil {
 		t.Fatal("movers without two full weeks")
 	}
 }
@@ -64,7 +64,7 @@ func TestFoldModelsPerCurrency(t *testing.T) {
 		ms = append(ms, store.ModelUsage{Model: "m" + string(rune('a'+i)), Currency: cur, Amount: decimal.NewFromInt(int64(100 - i)),
 			InputTokens: 10, Requests: 1})
 	}
-	got := foldModels(ms, 2)
+	got := FoldModels(ms, 2)
 	if len(got) != 6 {
 		t.Fatalf("folded = %+v, want 2 + 2 kept and one other per currency", got)
 	}

@@ -1,0 +1,229 @@
+package budget
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+// AlertKind is the kind of notification a budget alert is.
+const AlertKind = "budget_alert"
+
+// AlertMessage is a budget alert as every channel sends it: an email's
+// subject, plain text and HTML, the JSON body of a webhook, the link to the
+// dashboard, and who the budget names as its recipients. Delivery (email,
+// Slack, signed webhooks) is not this package's; it takes these fields as
+// they are.
+type AlertMessage struct {
+	Kind       string // AlertKind
+	OrgID      int64
+	Subject    string
+	Text       string
+	HTML       string
+	Payload    map[string]any // for JSON webhooks; amounts are decimal strings
+	Link       string         // absolute URL of the filtered dashboard
+	Recipients []string       // the budget's; may be empty (channels may still send)
+}
+
+// alertView is an alert's words, formatted once for the text and the HTML.
+type alertView struct {
+	Name        string
+	Headline    string // "has crossed 80% of its budget"
+	Spent       string // "812.40 USD of 1,000.00 USD (81%)"
+	Period      string // "in March 2026 (monthly budget)" or "on 2026-03-08 (daily budget)"
+	Forecast    string // "1,240.00 USD"
+	RunsOut     string // "2026-03-24", or "" when it does not within the period
+	Over        bool   // forecast over the amount
+	Scope       string
+	DriversFrom string
+	Drivers     []driverLine
+	Link        string
+}
+
+type driverLine struct {
+	Amount string
+	Slice  string // "AWS · Amazon EC2 · 1111 · gpt-4o"
+}
+
+// Message renders a as a notification; baseURL (such as
+// https://burnrate.example.com) makes its link absolute.
+func (a Alert) Message(ctx context.Context, baseURL string) (AlertMessage, error) {
+	b := a.Budget()
+	link := strings.TrimSuffix(baseURL, "/") + a.Link
+	v := a.view(link)
+	m := AlertMessage{
+		Kind: AlertKind, OrgID: a.OrgID, Link: link, Recipients: slices.Clone(b.Recipients),
+		Subject: "Budget “" + oneLine(b.Name) + "” " + v.Headline + ": " + v.Spent,
+		Text:    v.text(), Payload: a.payload(link),
+	}
+	var html strings.Builder
+	if err := alertMail(v).Render(ctx, &html); err != nil {
+		return AlertMessage{}, err
+	}
+	m.HTML = html.String()
+	return m, nil
+}
+
+func (a Alert) view(link string) alertView {
+	s := a.Status
+	b := s.Budget
+	v := alertView{
+		Name:     oneLine(b.Name),
+		Headline: "has crossed " + percents(a.Thresholds) + " of its amount",
+		Spent: formatMoney(s.Spent, b.Currency) + " of " + formatMoney(b.Amount, b.Currency) +
+			" (" + strconv.Itoa(s.Percent) + "%)",
+		Forecast: formatMoney(s.Forecast, b.Currency),
+		Over:     s.Forecast.GreaterThan(b.Amount),
+		Scope:    scopeText(b.Scope, b.Currency),
+		Link:     link,
+	}
+	if Period(b.Period) == Daily {
+		v.Period = "on " + s.First.Format(time.DateOnly) + " (daily budget)"
+	} else {
+		v.Period = "in " + s.First.Format("January 2006") + " (monthly budget, " + s.First.Format(time.DateOnly) +
+			" to " + s.Last.Format(time.DateOnly) + ")"
+	}
+	if s.RunsOutOK {
+		v.RunsOut = s.RunsOut.Format(time.DateOnly)
+	}
+	v.DriversFrom = a.DriversFrom.Format(time.DateOnly)
+	for _, d := range a.Drivers {
+		var parts []string
+		for _, p := range []string{d.Provider, d.Service, d.Account, d.Model} {
+			if p != "" {
+				parts = append(parts, oneLine(p))
+			}
+		}
+		if len(parts) == 0 {
+			parts = []string{"(no provider)"}
+		}
+		v.Drivers = append(v.Drivers, driverLine{Amount: formatMoney(d.Amount, d.Currency), Slice: strings.Join(parts, " · ")})
+	}
+	return v
+}
+
+func (v alertView) text() string {
+	var t strings.Builder
+	t.WriteString("Budget “" + v.Name + "” " + v.Headline + ".\n\n")
+	t.WriteString("Spent: " + v.Spent + " " + v.Period + ".\n")
+	t.WriteString("Forecast for the period: " + v.Forecast + ".")
+	if v.RunsOut != "" {
+		t.WriteString(" At this rate it runs out on " + v.RunsOut + ".")
+	}
+	t.WriteString("\nScope: " + v.Scope + ".\n")
+	if len(v.Drivers) > 0 {
+		t.WriteString("\nLargest costs since " + v.DriversFrom + ":\n")
+		for _, d := range v.Drivers {
+			t.WriteString("  " + d.Amount + "  " + d.Slice + "\n")
+		}
+	}
+	t.WriteString("\nSee where it goes: " + v.Link + "\n")
+	return t.String()
+}
+
+func (a Alert) payload(link string) map[string]any {
+	s := a.Status
+	b := s.Budget
+	drivers := make([]map[string]any, 0, len(a.Drivers))
+	for _, d := range a.Drivers {
+		drivers = append(drivers, map[string]any{"provider": d.Provider, "service": d.Service, "account": d.Account,
+			"model": d.Model, "currency": d.Currency, "amount": d.Amount.String()})
+	}
+	var runsOut any
+	if s.RunsOutOK {
+		runsOut = s.RunsOut.Format(time.DateOnly)
+	}
+	return map[string]any{
+		"kind":   AlertKind,
+		"org_id": a.OrgID,
+		"budget": map[string]any{"id": b.ID, "name": b.Name, "amount": b.Amount.String(), "currency": b.Currency,
+			"period": b.Period, "scope": b.Scope, "thresholds": b.Thresholds},
+		"threshold":     a.Threshold,
+		"thresholds":    a.Thresholds,
+		"period_start":  s.First.Format(time.DateOnly),
+		"period_end":    s.Last.Format(time.DateOnly),
+		"spent":         s.Spent.String(),
+		"percent":       s.Percent,
+		"remaining":     s.Remaining.String(),
+		"forecast":      s.Forecast.String(),
+		"runs_out_on":   runsOut,
+		"drivers_since": a.DriversFrom.Format(time.DateOnly),
+		"drivers":       drivers,
+		"link":          link,
+		"at":            a.At.UTC().Format(time.RFC3339),
+	}
+}
+
+// percents lists thresholds as "50%", "50% and 80%", "50%, 80% and 100%".
+func percents(ts []int) string {
+	var ps []string
+	for _, t := range ts {
+		ps = append(ps, strconv.Itoa(t)+"%")
+	}
+	if len(ps) <= 1 {
+		return strings.Join(ps, "")
+	}
+	return strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1]
+}
+
+// formatMoney writes an amount with two decimals, thousands separators and
+// its currency: 1,234.50 USD.
+func formatMoney(d decimal.Decimal, currency string) string {
+	s := d.StringFixed(2)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + "." + frac + " " + currency
+}
+
+// scopeText says what spend a budget counts.
+func scopeText(sc store.BudgetScope, currency string) string {
+	var parts []string
+	for _, p := range []struct{ k, v string }{{"provider", sc.Provider}, {"service", sc.Service}, {"account", sc.Account},
+		{"team", sc.Team}, {"model", sc.Model}, {"source", sc.Source}} {
+		if p.v != "" {
+			parts = append(parts, p.k+"="+oneLine(p.v))
+		}
+	}
+	keys := make([]string, 0, len(sc.Tags))
+	for k := range sc.Tags {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts = append(parts, "tag "+oneLine(k)+"="+oneLine(sc.Tags[k]))
+	}
+	if len(parts) == 0 {
+		return "all spend in " + currency
+	}
+	return strings.Join(parts, ", ") + ", in " + currency
+}
+
+// oneLine turns control characters (newlines above all) into spaces:
+// names come from users and bills, and a subject line or a line of text
+// must stay one line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}

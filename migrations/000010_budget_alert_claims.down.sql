@@ -1,0 +1,3 @@
+ALTER TABLE budget_alerts
+    DROP COLUMN IF EXISTS spent,
+    DROP COLUMN IF EXISTS notified_at;

@@ -1,0 +1,77 @@
+package spend
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+// FoldDrivers keeps each currency's n largest drivers and sums the rest
+// into one row per currency, which says in its provider column what it
+// sums.
+func FoldDrivers(ds []store.Driver, n int) []store.Driver {
+	return foldRest(ds, n, func(d store.Driver) string { return d.Currency },
+		func(sum *store.Driver, d store.Driver) { sum.Amount = sum.Amount.Add(d.Amount) },
+		func(sum *store.Driver, cur string, folded int) {
+			sum.Currency, sum.Provider = cur, OtherName(folded, "provider/service/account/model combination")
+		})
+}
+
+// FoldModels keeps each currency's n largest models and sums the rest,
+// money, tokens and requests, into one row per currency named for what it
+// sums.
+func FoldModels(ms []store.ModelUsage, n int) []store.ModelUsage {
+	return foldRest(ms, n, func(m store.ModelUsage) string { return m.Currency },
+		func(sum *store.ModelUsage, m store.ModelUsage) {
+			sum.Amount = sum.Amount.Add(m.Amount)
+			sum.InputTokens += m.InputTokens
+			sum.OutputTokens += m.OutputTokens
+			sum.CachedTokens += m.CachedTokens
+			sum.Requests += m.Requests
+		},
+		func(sum *store.ModelUsage, cur string, folded int) {
+			sum.Currency, sum.Model = cur, OtherName(folded, "model")
+		})
+}
+
+// foldRest keeps the first n items of each currency (xs comes largest
+// first) and sums the others of each currency into one item, put after
+// them: add adds an item to a sum (which starts as the zero item), and
+// name gives a sum its currency and a label saying how many items it
+// holds.
+func foldRest[T any](xs []T, n int, currency func(T) string, add func(sum *T, x T), name func(sum *T, cur string, folded int)) []T {
+	var out []T
+	kept, folded := map[string]int{}, map[string]int{}
+	sums := map[string]*T{}
+	var curs []string
+	for _, x := range xs {
+		cur := currency(x)
+		if kept[cur] < n {
+			kept[cur]++
+			out = append(out, x)
+			continue
+		}
+		sum := sums[cur]
+		if sum == nil {
+			sum = new(T)
+			sums[cur] = sum
+			curs = append(curs, cur)
+		}
+		add(sum, x)
+		folded[cur]++
+	}
+	for _, cur := range curs {
+		name(sums[cur], cur, folded[cur])
+		out = append(out, *sums[cur])
+	}
+	return out
+}
+
+// Share is part as a whole percentage of whole (0 when whole is not
+// positive).
+func Share(part, whole decimal.Decimal) int {
+	if !whole.IsPositive() {
+		return 0
+	}
+	return int(part.Mul(decimal.NewFromInt(100)).Div(whole).Round(0).IntPart())
+}

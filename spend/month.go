@@ -1,0 +1,70 @@
+package spend
+
+import (
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
+)
+
+// MonthCard is one currency's month to date, its forecast to the month's
+// end, and last month up to the same day.
+type MonthCard struct {
+	Currency     string
+	MonthToDate  decimal.Decimal
+	Forecast     decimal.Decimal
+	Method       string // how Forecast was made, for a tooltip
+	LastMonth    decimal.Decimal
+	LastMonthDay time.Time // the last day LastMonth counts
+}
+
+// MonthCards makes the month-to-date cards of today, one per currency in
+// alphabetical order, from daily totals since the first of last month
+// (rows outside that span are ignored).
+func MonthCards(rows []store.DaySpend, today time.Time) []MonthCard {
+	return monthCards(rows, today, today)
+}
+
+// monthCards makes the cards of day's month as seen on today: days from
+// today on are forecast at the run-rate of the days before today. The
+// dashboard asks on today about today; the report of a past day asks the
+// morning after it, with the days after it left out.
+func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
+	monthStart := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+	lastStart := monthStart.AddDate(0, -1, 0)
+	// The same day last month, or its last day if shorter (31 March → 28 February).
+	lastSame := lastStart.AddDate(0, 0, min(day.Day(), budget.DaysInMonth(lastStart))-1)
+	daily := map[string]map[time.Time]decimal.Decimal{}
+	for _, r := range rows {
+		if r.Day.Before(lastStart) || r.Day.After(day) {
+			continue // the chart's days, fetched in the same query
+		}
+		if daily[r.Currency] == nil {
+			daily[r.Currency] = map[time.Time]decimal.Decimal{}
+		}
+		daily[r.Currency][r.Day] = daily[r.Currency][r.Day].Add(r.Amount)
+	}
+	var cards []MonthCard
+	for _, cur := range sortedKeys(daily) {
+		days := daily[cur]
+		fc := budget.ForecastPeriod(budget.Monthly, day, today, days)
+		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(), LastMonthDay: lastSame}
+		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
+			card.LastMonth = card.LastMonth.Add(days[d])
+		}
+		cards = append(cards, card)
+	}
+	return cards
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,143 @@
+package spend
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
+)
+
+// TopMovers is how many day-over-day and week-over-week movers of each
+// currency are kept.
+const TopMovers = 10
+
+// Overview is what a view of an org's spend shows: the series of its days,
+// per currency, with their anomalies and movers; the month-to-date cards;
+// and where the money went (drivers, GPU types, models) with the values each
+// dimension takes. It is the dashboard's numbers, computed once and laid
+// out as a page, JSON or CSV by the caller.
+type Overview struct {
+	Filter     store.SpendFilter
+	Group      store.Dimension
+	Today      time.Time
+	Currencies []CurrencyOverview // alphabetical
+	Cards      []MonthCard        // today's month, with the view's filters
+	// Drivers is every driver of the range, largest first, across
+	// currencies; DriverTotals sums them per currency.
+	Drivers      []store.Driver
+	DriverTotals map[string]decimal.Decimal
+	GPUs         []store.GPUUsage
+	Models       []store.ModelUsage // TopGroups per currency, the rest folded
+	// Facets lists the values each dimension takes in the range, for
+	// filter choices.
+	Facets map[store.Dimension][]string
+}
+
+// CurrencyOverview is one currency of an Overview.
+type CurrencyOverview struct {
+	Series    Series    // the range's days, TopGroups groups and the folded rest
+	Anomalies []Anomaly // days of the range
+	// DoD and WoW compare the last day with spend (MoversDay) with the day
+	// before, and its week with the week before; empty, and MoversDay
+	// zero, without AnomalyWindow days before it.
+	DoD, WoW  []Mover
+	MoversDay time.Time
+}
+
+// Dashboard computes the Overview of orgID's spend under f (its days, its
+// filters, its cost basis), grouped by group, on the org's day today. It
+// reads daily_spend only.
+func Dashboard(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time) (Overview, error) {
+	o := Overview{Filter: f, Group: group, Today: today}
+	// One query serves the series, the anomalies, the movers and the
+	// month-to-date cards: the range's days with AnomalyWindow days before
+	// as the baseline of its first days (and of week-over-week movers on
+	// short ranges), and last month's first day to today for the cards
+	// (the month's run-rate and last month to the same day), when the two
+	// spans are near.
+	monthStart := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	wide := f
+	wide.From = budget.AddDays(f.From, -AnomalyWindow)
+	month := f
+	month.From, month.To = monthStart.AddDate(0, -1, 0), today
+	span := wide
+	joined := !month.From.After(budget.AddDays(wide.To, 31)) && !wide.From.After(budget.AddDays(month.To, 31))
+	if joined {
+		if month.From.Before(span.From) {
+			span.From = month.From
+		}
+		if month.To.After(span.To) {
+			span.To = month.To
+		}
+	}
+	// The range's top groups, the rest summed as one per day: this query
+	// and all that is built from it stay the same size however many
+	// values the group takes.
+	rows, err := st.SpendByDayTop(ctx, orgID, span, group, store.TopGroups{N: TopGroups, From: f.From, To: f.To})
+	if err != nil {
+		return o, err
+	}
+	monthRows := rows
+	if !joined {
+		if monthRows, err = st.SpendByDay(ctx, orgID, month, ""); err != nil {
+			return o, err
+		}
+	}
+	o.Cards = MonthCards(monthRows, today)
+
+	breakdown, err := st.SpendBreakdown(ctx, orgID, f)
+	if err != nil {
+		return o, err
+	}
+	o.Facets = breakdown.Facets
+
+	for _, ws := range Build(rows, wide.From, f.To, group) {
+		co := CurrencyOverview{Series: ws.Trim(f.From), Anomalies: Anomalies(ws, AnomalyWindow)}
+		if last := LastDayWithSpend(ws); last >= AnomalyWindow {
+			co.DoD = Movers(ws, last, 1, TopMovers)
+			co.WoW = Movers(ws, last, 7, TopMovers)
+			co.MoversDay = ws.Days[last]
+		}
+		o.Currencies = append(o.Currencies, co)
+	}
+
+	o.Drivers = breakdown.Drivers
+	o.DriverTotals = map[string]decimal.Decimal{}
+	for _, dr := range breakdown.Drivers {
+		o.DriverTotals[dr.Currency] = o.DriverTotals[dr.Currency].Add(dr.Amount)
+	}
+	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopGroups)
+	return o, nil
+}
+
+// DaySpend is one day's spend in one currency by group, every group of it.
+type DaySpend struct {
+	Day      time.Time
+	Currency string
+	Groups   map[string]decimal.Decimal
+}
+
+// Daily is orgID's spend per day and currency under f, by every value of
+// group (none when group is ""), days in order and currencies alphabetical
+// within a day; totals are per currency, never summed across currencies.
+// It is what GET /api/v1/spend answers.
+func Daily(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension) ([]DaySpend, map[string]decimal.Decimal, error) {
+	rows, err := st.SpendByDay(ctx, orgID, f, group)
+	if err != nil {
+		return nil, nil, err
+	}
+	days := []DaySpend{}
+	totals := map[string]decimal.Decimal{}
+	for _, r := range rows {
+		if n := len(days); n == 0 || !days[n-1].Day.Equal(r.Day) || days[n-1].Currency != r.Currency {
+			days = append(days, DaySpend{Day: r.Day, Currency: r.Currency, Groups: map[string]decimal.Decimal{}})
+		}
+		g := days[len(days)-1].Groups
+		g[r.Group] = g[r.Group].Add(r.Amount)
+		totals[r.Currency] = totals[r.Currency].Add(r.Amount)
+	}
+	return days, totals, nil
+}

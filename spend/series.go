@@ -1,0 +1,176 @@
+package spend
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
+)
+
+// TopGroups is how many groups of each currency a view lays out (series,
+// daily table, models table), the largest by spend in the range; the rest
+// are summed as one "Other". Without it a view of thousands of models held
+// thousands of series of every day, hundreds of megabytes.
+const TopGroups = 25
+
+// OtherGroup is the key of the series that sums the groups beyond the top:
+// Postgres text cannot hold a NUL byte, so no real group has it.
+const OtherGroup = "\x00other"
+
+// OtherName names what a row or series summing n left-out values of dim
+// holds, for people and for exports alike.
+func OtherName(n int, dim string) string {
+	if n == 1 {
+		return "Other (1 more " + dim + ")"
+	}
+	return "Other (" + strconv.Itoa(n) + " more " + dim + "s)"
+}
+
+// GroupName is a group as people read it: the empty value is "(none)".
+func GroupName(g string) string {
+	if g == "" {
+		return "(none)"
+	}
+	return g
+}
+
+// Series is one currency's daily spend, per group, over a run of days with
+// no gaps.
+type Series struct {
+	Currency string
+	Days     []time.Time
+	Groups   []string                     // largest total first; OtherGroup, when there, last
+	ByGroup  map[string][]decimal.Decimal // aligned with Days
+	Totals   []decimal.Decimal            // per day, all groups
+	Dim      store.Dimension              // what the groups are values of
+	Other    int                          // how many groups OtherGroup sums
+}
+
+// Name is group g as shown and exported: itself, or for OtherGroup what it
+// sums.
+func (s Series) Name(g string) string {
+	if g == OtherGroup {
+		return OtherName(s.Other, string(s.Dim))
+	}
+	return g
+}
+
+// Total is the series' sum.
+func (s Series) Total() decimal.Decimal {
+	t := decimal.Zero
+	for _, v := range s.Totals {
+		t = t.Add(v)
+	}
+	return t
+}
+
+// Index is the position of day in s.Days, or -1 when s does not cover it.
+func (s Series) Index(day time.Time) int {
+	if len(s.Days) == 0 {
+		return -1
+	}
+	i := budget.DaysBetween(s.Days[0], day)
+	if i < 0 || i >= len(s.Days) {
+		return -1
+	}
+	return i
+}
+
+// Build lays rows out per currency over every day from..to, missing days
+// and groups at zero; rows marked Other go to OtherGroup. dim is what the
+// rows are grouped by. Currencies come in alphabetical order.
+func Build(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []Series {
+	n := budget.DaysBetween(from, to) + 1
+	byCur := map[string]*Series{}
+	groupTotals := map[string]map[string]decimal.Decimal{}
+	for _, r := range rows {
+		i := budget.DaysBetween(from, r.Day)
+		if i < 0 || i >= n {
+			continue
+		}
+		s := byCur[r.Currency]
+		if s == nil {
+			s = &Series{Currency: r.Currency, ByGroup: map[string][]decimal.Decimal{}, Totals: make([]decimal.Decimal, n), Dim: dim}
+			for d := 0; d < n; d++ {
+				s.Days = append(s.Days, budget.AddDays(from, d))
+			}
+			byCur[r.Currency] = s
+			groupTotals[r.Currency] = map[string]decimal.Decimal{}
+		}
+		key := r.Group
+		if r.Other {
+			key = OtherGroup
+			s.Other = max(s.Other, r.OtherGroups)
+		}
+		g := s.ByGroup[key]
+		if g == nil {
+			g = make([]decimal.Decimal, n)
+			s.ByGroup[key] = g
+		}
+		g[i] = g[i].Add(r.Amount)
+		s.Totals[i] = s.Totals[i].Add(r.Amount)
+		groupTotals[r.Currency][key] = groupTotals[r.Currency][key].Add(r.Amount)
+	}
+	var out []Series
+	for cur, s := range byCur {
+		gt := groupTotals[cur]
+		for g := range s.ByGroup {
+			s.Groups = append(s.Groups, g)
+		}
+		sort.Slice(s.Groups, func(i, j int) bool {
+			if oi, oj := s.Groups[i] == OtherGroup, s.Groups[j] == OtherGroup; oi != oj {
+				return oj
+			}
+			if c := gt[s.Groups[i]].Cmp(gt[s.Groups[j]]); c != 0 {
+				return c > 0
+			}
+			return s.Groups[i] < s.Groups[j]
+		})
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b Series) int { return strings.Compare(a.Currency, b.Currency) })
+	return out
+}
+
+// Trim drops the days before from (kept only as a baseline), and the
+// groups that spent nothing after it.
+func (s Series) Trim(from time.Time) Series {
+	i := budget.DaysBetween(s.Days[0], from)
+	if i <= 0 {
+		return s
+	}
+	t := s
+	t.Days = s.Days[i:]
+	t.Totals = s.Totals[i:]
+	t.ByGroup = map[string][]decimal.Decimal{}
+	var groups []string
+	for _, g := range s.Groups {
+		vs := s.ByGroup[g][i:]
+		for _, v := range vs {
+			if !v.IsZero() {
+				t.ByGroup[g] = vs
+				groups = append(groups, g)
+				break
+			}
+		}
+	}
+	t.Groups = groups
+	return t
+}
+
+// LastDayWithSpend is the index of the last day of s that spent anything
+// (bills arrive late, so today is often empty), or -1.
+func LastDayWithSpend(s Series) int {
+	for i := len(s.Totals) - 1; i >= 0; i-- {
+		if !s.Totals[i].IsZero() {
+			return i
+		}
+	}
+	return -1
+}
