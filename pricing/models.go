@@ -150,14 +150,15 @@ func CustomModel(params float64) (Model, error) {
 	heads := h / 128
 	kv := min(8, heads)
 	return Model{
-		Name: fmt.Sprintf("custom-%s", humanCount(params)), Params: params, ActiveParams: params,
+		Name: fmt.Sprintf("custom-%s", HumanCount(params)), Params: params, ActiveParams: params,
 		Layers: layers, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: 128, Custom: true,
 		Notes: fmt.Sprintf("assumed Llama-like dense architecture: %d layers, hidden %d, %d heads of 128, %d KV heads (GQA)", layers, h, heads, kv),
 	}, nil
 }
 
-// humanCount formats 8.03e9 as "8.03B", 1.2e12 as "1.2T".
-func humanCount(n float64) string {
+// HumanCount formats a count the way people write one: 8.03e9 as "8.03B",
+// 1.2e12 as "1.2T", 12000 as "12k".
+func HumanCount(n float64) string {
 	switch {
 	case n >= 1e12:
 		return trimFloat(n/1e12) + "T"

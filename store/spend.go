@@ -420,16 +420,6 @@ func (s *Store) HasSpend(ctx context.Context, orgID int64) (bool, error) {
 	return ok, mapError("has spend", err)
 }
 
-// LatestSpendDay is the last day orgID has spend on, and whether it has any.
-func (s *Store) LatestSpendDay(ctx context.Context, orgID int64) (time.Time, bool, error) {
-	var day *time.Time
-	err := s.q.QueryRow(ctx, `SELECT max(day) FROM daily_spend WHERE org_id = $1`, orgID).Scan(&day)
-	if err != nil || day == nil {
-		return time.Time{}, false, mapError("latest spend day", err)
-	}
-	return *day, true, nil
-}
-
 // SpendVersion changes whenever orgID's rolled-up spend or budgets may have
 // changed: daily_spend is written only by imports (and rebuilt when the
 // org's time zone changes), each of which commits with its finished_at,

@@ -42,6 +42,19 @@ type Store struct {
 }
 
 // Open connects to the database at url, registering the decimal type so that
+// Answers reports whether a Postgres at url accepts a connection within
+// three seconds.
+func Answers(ctx context.Context, url string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return false
+	}
+	conn.Close(ctx)
+	return true
+}
+
 // numeric columns scan into decimal.Decimal.
 func Open(ctx context.Context, url string) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)

@@ -16,8 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
@@ -209,7 +207,7 @@ func sharedPostgres(ctx context.Context, note string) (string, error) {
 	deadline := time.Now().Add(sharedPostgresWait)
 	for {
 		b, err := os.ReadFile(note)
-		if u := strings.TrimSpace(string(b)); err == nil && answers(ctx, u) {
+		if u := strings.TrimSpace(string(b)); err == nil && store.Answers(ctx, u) {
 			return u, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -218,18 +216,6 @@ func sharedPostgres(ctx context.Context, note string) (string, error) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// answers reports whether a Postgres at url accepts a connection.
-func answers(ctx context.Context, url string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return false
-	}
-	conn.Close(ctx)
-	return true
 }
 
 // checkSchema refuses to run against a database whose schema is behind this

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
@@ -42,7 +41,7 @@ func server() (pgtestdb.Config, error) {
 		raw := os.Getenv("TEST_DATABASE_URL")
 		if raw == "" {
 			raw = DefaultURL
-			if !answers(raw) {
+			if !store.Answers(context.Background(), raw) {
 				c, err := pgcluster.Start(context.Background(), pgcluster.Options{Ephemeral: true, Database: "postgres"})
 				if err != nil {
 					serverErr = fmt.Errorf("no Postgres at %s, and a private one would not start: %w", DefaultURL, err)
@@ -54,17 +53,6 @@ func server() (pgtestdb.Config, error) {
 		serverConf, serverErr = configFromURL(raw)
 	})
 	return serverConf, serverErr
-}
-
-func answers(url string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return false
-	}
-	conn.Close(ctx)
-	return true
 }
 
 // Main runs a package's tests and then stops the private cluster, if one was

@@ -172,21 +172,7 @@ func num(f float64) string {
 func intStr(n int) string { return strconv.Itoa(n) }
 
 // tokens formats a token count as 3.1B, 310M, 12k.
-func tokens(v float64) string {
-	switch {
-	case v >= 1e12:
-		return trim3(v/1e12) + "T"
-	case v >= 1e9:
-		return trim3(v/1e9) + "B"
-	case v >= 1e6:
-		return trim3(v/1e6) + "M"
-	case v >= 1e3:
-		return trim3(v/1e3) + "k"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
-}
-
-func trim3(f float64) string { return strconv.FormatFloat(f, 'g', 3, 64) }
+func tokens(v float64) string { return pricing.HumanCount(v) }
 
 func tokens64(n int64) string { return tokens(float64(n)) }
 
