@@ -2,11 +2,11 @@ package web
 
 import (
 	"errors"
-	"github.com/burnrate/burnrate/password"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )

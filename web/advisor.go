@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/web/views"

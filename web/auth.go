@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"github.com/burnrate/burnrate/password"
 	"log/slog"
 	"net/http"
 	"net/mail"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )

@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"mime"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"

@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"log/slog"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"

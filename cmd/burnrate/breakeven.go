@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/quantity"
 )
 

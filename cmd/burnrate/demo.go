@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/burnrate/burnrate/password"
 	"io"
 	"log/slog"
 	"net/mail"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/burnrate/burnrate/demo"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/burnrate/burnrate/password"
 	"io"
 	"log/slog"
 	"net/mail"
 
+	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/store"
 )
 

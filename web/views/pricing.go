@@ -2,7 +2,6 @@ package views
 
 import (
 	"fmt"
-	"github.com/burnrate/burnrate/advisor"
 	"math"
 	"net/url"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
