@@ -1,6 +1,7 @@
 package spend
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -48,7 +49,7 @@ func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
 		daily[r.Currency][r.Day] = daily[r.Currency][r.Day].Add(r.Amount)
 	}
 	var cards []MonthCard
-	for _, cur := range sortedKeys(daily) {
+	for _, cur := range slices.Sorted(maps.Keys(daily)) {
 		days := daily[cur]
 		fc := budget.ForecastPeriod(budget.Monthly, day, today, days)
 		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(), LastMonthDay: lastSame}
@@ -58,13 +59,4 @@ func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
 		cards = append(cards, card)
 	}
 	return cards
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

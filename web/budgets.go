@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/mail"
 	"slices"
@@ -172,7 +173,7 @@ func budgetFormOf(b store.Budget) views.BudgetForm {
 	}
 	f.Thresholds = strings.Join(th, ", ")
 	var tags []string
-	for _, k := range sortedKeys(b.Scope.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(b.Scope.Tags)) {
 		tags = append(tags, k+"="+b.Scope.Tags[k])
 	}
 	f.Tags = strings.Join(tags, ", ")
@@ -399,7 +400,7 @@ func readAPIBudget(c echo.Context) (store.BudgetInput, error) {
 		Scope: body.Scope, Thresholds: body.Thresholds, Recipients: body.Recipients}
 	if errs := checkBudget(&in, currentOrg(c)); errs != nil {
 		var msgs []string
-		for _, k := range sortedKeys(errs) {
+		for _, k := range slices.Sorted(maps.Keys(errs)) {
 			msgs = append(msgs, k+": "+errs[k])
 		}
 		return in, unprocessable("%s", strings.Join(msgs, " "))

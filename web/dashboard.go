@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -173,15 +172,6 @@ func moverViews(ms []spend.Mover) []views.Mover {
 			Change: m.Change(), Percent: m.Percent()})
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // dailyTable is a series as the table shown without JavaScript: the

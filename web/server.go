@@ -166,23 +166,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// large CSV downloads.
 		IdleTimeout: 2 * time.Minute,
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	s.log.Info("shutting down", slog.String("addr", addr))
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serveUntil(ctx, srv, func() error { return srv.Serve(ln) }, 30*time.Second, func() {
+		s.log.Info("shutting down", slog.String("addr", addr))
+	})
 }
 
 // ListenAndServeMetrics serves the Prometheus metrics at /metrics on addr,
@@ -199,14 +185,22 @@ func (s *Server) ListenAndServeMetrics(ctx context.Context, addr string) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	return serveUntil(ctx, srv, srv.ListenAndServe, 5*time.Second, func() {})
+}
+
+// serveUntil runs serve until it fails or ctx is cancelled, then shuts srv
+// down, giving in-flight requests up to grace to finish; stopping is called
+// once shutdown begins (to log it).
+func serveUntil(ctx context.Context, srv *http.Server, serve func() error, grace time.Duration, stopping func()) error {
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- serve() }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	stopping()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
