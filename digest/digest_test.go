@@ -389,3 +389,29 @@ func BenchmarkRenderDigest(b *testing.B) {
 		}
 	}
 }
+
+// TestBuildInOrgTimeZones: just after midnight UTC, an org in Tokyo,
+// Kolkata or Los Angeles gets the digest of its own yesterday, with the
+// spend its bills put on that local day.
+func TestBuildInOrgTimeZones(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	now, _ := time.Parse(time.RFC3339, "2026-03-11T00:05:00Z")
+	for zone, want := range map[string]string{"Asia/Tokyo": "2026-03-10", "Asia/Kolkata": "2026-03-10", "America/Los_Angeles": "2026-03-09"} {
+		org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+		org, err := st.UpdateOrg(ctx, org.ID, store.OrgUpdate{Name: org.Name, TimeZone: zone, Currency: "USD", TeamTagKey: "team"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		importCharges(t, st, org, charge{"2026-03-09", "9", "AWS"}, charge{"2026-03-10", "10", "AWS"})
+		d, err := digest.Build(ctx, st, org, digest.Yesterday(now, org.Location()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spent := map[string]string{"2026-03-10": "10", "2026-03-09": "9"}[want]
+		if d.Date() != want || len(d.Currencies) != 1 || !d.Currencies[0].Spent.Equal(decimal.RequireFromString(spent)) {
+			t.Errorf("%s: digest of %s spent %+v; want %s with %s", zone, d.Date(), d.Spent(), want, spent)
+		}
+	}
+}
