@@ -61,7 +61,7 @@ func TestCSPForbidsInlineScript(t *testing.T) {
 	c := b.client(t)
 	c.login(owner.Email)
 	pages := []string{"/dashboard?range=90d", "/budgets", "/budgets/new", "/budgets/" + itoa(list.Budgets[0].ID),
-		"/budgets/" + itoa(list.Budgets[0].ID) + "/edit", "/members", "/tokens", "/settings", "/settings/notifications", "/imports", "/imports/mapping",
+		"/budgets/" + itoa(list.Budgets[0].ID) + "/edit", "/members", "/tokens", "/settings", "/settings/notifications", "/settings/digest", "/imports", "/imports/mapping",
 		"/advisor", "/breakeven", "/prices", "/orgs/new"}
 	for _, path := range pages {
 		rec := c.get(path)

@@ -34,7 +34,9 @@ func (s *Server) routes() {
 		middleware.CSRFWithConfig(middleware.CSRFConfig{
 			// Scripts authenticate with bearer tokens, not cookies, so
 			// cross-site forgery does not apply to them.
-			Skipper:        func(c echo.Context) bool { return isAPI(c) },
+			// The digest's one-click unsubscribe is POSTed by mail
+			// clients, with the signed token in its URL as the authority.
+			Skipper:        func(c echo.Context) bool { return isAPI(c) || c.Request().URL.Path == "/digest/unsubscribe" },
 			TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 			CookieName:     "burnrate_csrf",
 			CookiePath:     "/",
@@ -66,6 +68,8 @@ func (s *Server) routes() {
 	e.POST("/login", s.handleLogin)
 	e.POST("/logout", s.handleLogout)
 	e.GET("/join/:token", s.handleInviteShow)
+	e.GET("/digest/unsubscribe", s.handleUnsubscribeShow)
+	e.POST("/digest/unsubscribe", s.handleUnsubscribe)
 
 	// Logged in, any org or none. (Middleware is given per route, not per
 	// group: an echo group with middleware also catches unknown paths, which
@@ -115,6 +119,13 @@ func (s *Server) routes() {
 	e.POST("/settings/notifications/channels/:id/test", s.handleChannelTest, admin...)
 	e.POST("/settings/notifications/channels/:id/delete", s.handleChannelDelete, admin...)
 	e.POST("/settings/notifications/deliveries/:id/retry", s.handleDeliveryRetry, admin...)
+
+	// The daily digest: everyone previews it and (un)subscribes themselves;
+	// admins change when and to whom it goes.
+	e.GET("/settings/digest", s.handleDigestSettings, app()...)
+	e.POST("/settings/digest", s.handleDigestSave, admin...)
+	e.POST("/settings/digest/subscription", s.handleDigestSubscription, app()...)
+	e.GET("/settings/digest/preview", s.handleDigestPreview, app()...)
 
 	// Imports: uploads, their history, and the generic column mapping.
 	e.GET("/imports", s.handleImports, app()...)

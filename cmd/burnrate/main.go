@@ -42,6 +42,9 @@ Commands:
   breakeven --model NAME --input-tokens N --output-tokens N [--cached-tokens N]
          [--gpu NAME] [--gpu-price USD] [--throughput N] [--utilization F] [--json]
                              LLM API vs self-hosted GPUs for a monthly volume
+  digest --org SLUG [--date YYYY-MM-DD] [--send [--when over|always]] [--json]
+                             an org's daily digest of one day (default yesterday),
+                             printed, or delivered once with --send
   demo [--email E] [--password P]
                              create a demo org with 90 days of generated spend and budgets
 
@@ -89,6 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAdvise(ctx, cfg, log, rest, stdout)
 	case "breakeven":
 		return runBreakEven(ctx, cfg, log, rest, stdout)
+	case "digest":
+		return runDigest(ctx, cfg, log, rest, stdout)
 	case "demo":
 		return runDemo(ctx, cfg, log, rest, stdout)
 	case "version":

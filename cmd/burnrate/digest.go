@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/burnrate/burnrate/digest"
+	"github.com/burnrate/burnrate/mail"
+	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/store"
+)
+
+// runDigest is 'burnrate digest': an org's digest of one day, printed (as
+// text or JSON), or with --send delivered as the daily job delivers it.
+func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("digest", flag.ContinueOnError)
+	slug := fs.String("org", "", "the org's slug (required)")
+	dateFlag := fs.String("date", "", "the day, YYYY-MM-DD in the org's time zone (default: yesterday there)")
+	send := fs.Bool("send", false, "deliver it (email, Slack, webhook) instead of printing it; once per day however often it runs")
+	when := fs.String("when", "", "with --send: over (only when a budget is over) or always (default: the org's setting)")
+	asJSON := fs.Bool("json", false, "print the digest, or with --send what was delivered, as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *slug == "" || fs.NArg() > 0 {
+		return errors.New("digest: usage: burnrate digest --org SLUG [--date YYYY-MM-DD] [--send [--when over|always]] [--json]")
+	}
+	if *when != "" && *when != store.DigestWhenOver && *when != store.DigestWhenAlways {
+		return fmt.Errorf("digest: --when is over or always, not %q", *when)
+	}
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	org, err := db.store.OrgBySlug(ctx, *slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("digest: no org with slug %q", *slug)
+	}
+	if err != nil {
+		return err
+	}
+	day := digest.Yesterday(time.Now(), org.Location())
+	if *dateFlag != "" {
+		if day, err = time.Parse(time.DateOnly, *dateFlag); err != nil {
+			return fmt.Errorf("digest: --date: want YYYY-MM-DD, got %q", *dateFlag)
+		}
+	}
+	if !*send {
+		d, err := digest.Build(ctx, db.store, org, day)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(stdout).Encode(struct {
+				Date string `json:"date"`
+				digest.Digest
+				Over bool `json:"over"`
+			}{d.Date(), d, d.Over()})
+		}
+		fmt.Fprintf(stdout, "Subject: %s\n\n%s", digest.Subject(d), digest.Text(d, cfg.BaseURL))
+		return nil
+	}
+	if *when == "" {
+		set, err := db.store.DigestSettings(ctx, org.ID)
+		if err != nil {
+			return err
+		}
+		*when = set.When
+	}
+	// No mail sender yet: email deliveries are recorded as failed ("email
+	// is not set up on this server"); Slack and webhooks go out.
+	var sender mail.Sender
+	n := notify.New(db.store, sender, notify.Config{BaseURL: cfg.BaseURL, AllowPrivate: cfg.WebhookAllowPrivate, Log: log})
+	out, err := digest.Send(ctx, db.store, n, org, day, *when)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		type delivery struct {
+			Channel string `json:"channel"`
+			Target  string `json:"target"`
+			Status  string `json:"status"`
+			Error   string `json:"error,omitempty"`
+		}
+		ds := []delivery{}
+		for _, d := range out.Deliveries {
+			ds = append(ds, delivery{d.Channel, d.Target, d.Status, d.LastError})
+		}
+		return json.NewEncoder(stdout).Encode(map[string]any{"date": out.Digest.Date(), "sent": out.Sent, "reason": out.Reason,
+			"deliveries": ds})
+	}
+	if !out.Sent {
+		fmt.Fprintf(stdout, "not sent: %s\n", out.Reason)
+		return nil
+	}
+	fmt.Fprintf(stdout, "digest of %s for %s:\n", out.Digest.Date(), org.Slug)
+	for _, d := range out.Deliveries {
+		line := fmt.Sprintf("  %-8s %-40s %s", d.Channel, d.Target, d.Status)
+		if d.LastError != "" {
+			line += " (" + d.LastError + ")"
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+DROP TABLE IF EXISTS app_secrets;
+DROP TABLE IF EXISTS digest_unsubscribes;
+DROP TABLE IF EXISTS digest_settings;
