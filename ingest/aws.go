@@ -187,40 +187,9 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	var err error
 	row.ProviderName = "AWS"
 	lit := c.text(p.lineItemType)
-	row.ChargeCategory = ChargeUsage
-	if lit != "" {
-		cat, ok := awsCategories[lit]
-		if !ok {
-			cat = ChargeAdjustment
-		}
-		row.ChargeCategory = cat
-	}
-
-	// Period: lineItem dates, falling back to identity/TimeInterval.
-	if c.text(p.start) != "" || p.interval < 0 {
-		if row.ChargePeriodStart, err = c.time(p.start); err != nil {
-			return err
-		}
-		if row.ChargePeriodEnd, err = c.timeOpt(p.end); err != nil {
-			return err
-		}
-	} else {
-		a, b, ok := strings.Cut(c.text(p.interval), "/")
-		var okA, okB bool
-		row.ChargePeriodStart, okA = parseTime(a)
-		row.ChargePeriodEnd, okB = parseTime(b)
-		if !ok || !okA || !okB {
-			return c.errAt(p.interval, ErrNotDate, "expected start/end")
-		}
-		if err := c.inRange(p.interval, row.ChargePeriodStart); err != nil {
-			return err
-		}
-		if err := c.inRange(p.interval, row.ChargePeriodEnd); err != nil {
-			return err
-		}
-	}
-	if row.ChargePeriodEnd.IsZero() {
-		row.ChargePeriodEnd = row.ChargePeriodStart
+	row.ChargeCategory = awsChargeCategory(lit)
+	if err = p.chargePeriod(c, row); err != nil {
+		return err
 	}
 	if row.BillingPeriodStart, err = c.timeOpt(p.billStart); err != nil {
 		return err
@@ -228,53 +197,153 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 	if row.BillingPeriodStart.IsZero() {
 		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
 	}
-
-	if row.BilledCost, err = c.money(p.unblended); err != nil {
+	if err = p.lineItemCosts(c, lit, row); err != nil {
 		return err
-	}
-	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
-		return err
-	}
-	switch list := c.text(p.publicOnDemand); {
-	case list == c.text(p.unblended):
-		row.ListCost = row.BilledCost // the common on-demand case: no second decimal
-	case list != "":
-		if row.ListCost, err = c.money(p.publicOnDemand); err != nil {
-			return err
-		}
-	case row.ChargeCategory == ChargeUsage:
-		row.ListCost = row.BilledCost
-	}
-	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
-	if row.BillingCurrency == "" {
-		row.BillingCurrency = "USD"
 	}
 	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {
 		return err
 	}
 	row.ConsumedUnit = c.text(p.pricingUnit)
 
-	code := c.text(p.productCode)
-	row.ServiceName = c.text(p.productName)
-	if row.ServiceName == "" {
-		row.ServiceName = code
-	}
-	row.ServiceCategory = awsServiceCategories[code]
-	if c.text(p.productFamily) == "Data Transfer" {
-		row.ServiceCategory = "Networking"
-	}
-	if row.ServiceCategory == "" {
-		row.ServiceCategory = "Other"
-	}
+	row.ServiceName, row.ServiceCategory = p.service(c)
 	row.SKU = c.text(p.usageType)
 	row.ResourceID = c.text(p.resourceID)
-	row.SubAccountID = c.text(p.usageAccount)
-	row.BillingAccountID = c.text(p.payer)
-	if row.BillingAccountID == "" {
-		row.BillingAccountID = row.SubAccountID
+	row.SubAccountID, row.BillingAccountID = p.accounts(c)
+	if err = p.tags(c); err != nil {
+		return err
 	}
 
-	// Tags: explicit columns, then CUR 2.0 map columns.
+	instance, region := p.productInstanceRegion(c)
+	row.RegionID = region
+	if row.RegionID == "" {
+		row.RegionID = awsRegion(c.text(p.az), row.SKU)
+	}
+
+	// GPUs: instance type from the product columns or the usage type.
+	utInstance, compute := awsInstanceFromUsageType(row.SKU)
+	if instance == "" {
+		instance = utInstance
+	}
+	setGPU(row, p.opts.GPUs, "aws", instance, row.ConsumedQuantity, awsCountsGPUHours(row, lit, compute))
+	return nil
+}
+
+// awsChargeCategory maps a LineItemType to its FOCUS ChargeCategory: a row
+// without one is usage, and a type not in awsCategories an adjustment.
+func awsChargeCategory(lineItemType string) ChargeCategory {
+	if lineItemType == "" {
+		return ChargeUsage
+	}
+	cat, ok := awsCategories[lineItemType]
+	if !ok {
+		return ChargeAdjustment
+	}
+	return cat
+}
+
+// chargePeriod sets the row's charge period from the lineItem dates, or from
+// identity/TimeInterval ("start/end") when the start date is empty and the
+// file has that column. A period without an end ends where it starts.
+func (p *awsParser) chargePeriod(c *rowCtx, row *Row) error {
+	var err error
+	if c.text(p.start) != "" || p.interval < 0 {
+		if row.ChargePeriodStart, err = c.time(p.start); err != nil {
+			return err
+		}
+		if row.ChargePeriodEnd, err = c.timeOpt(p.end); err != nil {
+			return err
+		}
+	} else if err = p.timeInterval(c, row); err != nil {
+		return err
+	}
+	if row.ChargePeriodEnd.IsZero() {
+		row.ChargePeriodEnd = row.ChargePeriodStart
+	}
+	return nil
+}
+
+// timeInterval sets the row's charge period from identity/TimeInterval,
+// which holds both ends ("2024-01-01T00:00:00Z/2024-01-01T01:00:00Z").
+func (p *awsParser) timeInterval(c *rowCtx, row *Row) error {
+	a, b, ok := strings.Cut(c.text(p.interval), "/")
+	var okA, okB bool
+	row.ChargePeriodStart, okA = parseTime(a)
+	row.ChargePeriodEnd, okB = parseTime(b)
+	if !ok || !okA || !okB {
+		return c.errAt(p.interval, ErrNotDate, "expected start/end")
+	}
+	if err := c.inRange(p.interval, row.ChargePeriodStart); err != nil {
+		return err
+	}
+	return c.inRange(p.interval, row.ChargePeriodEnd)
+}
+
+// lineItemCosts sets the billed (unblended), effective (amortised) and list
+// costs and the currency, which is USD when the column is empty.
+func (p *awsParser) lineItemCosts(c *rowCtx, lit string, row *Row) error {
+	var err error
+	if row.BilledCost, err = c.money(p.unblended); err != nil {
+		return err
+	}
+	if row.EffectiveCost, err = p.effective(c, lit, row.BilledCost); err != nil {
+		return err
+	}
+	if row.ListCost, err = p.listCost(c, row); err != nil {
+		return err
+	}
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	return nil
+}
+
+// listCost returns the public on-demand cost. A usage row without one takes
+// the billed cost (docs/import-formats.md); any other row has none (zero).
+func (p *awsParser) listCost(c *rowCtx, row *Row) (decimal.Decimal, error) {
+	switch list := c.text(p.publicOnDemand); {
+	case list == c.text(p.unblended):
+		return row.BilledCost, nil // the common on-demand case: no second decimal
+	case list != "":
+		return c.money(p.publicOnDemand)
+	case row.ChargeCategory == ChargeUsage:
+		return row.BilledCost, nil
+	}
+	return decimal.Decimal{}, nil
+}
+
+// service returns the service name (the product name, else its code) and
+// its FOCUS ServiceCategory; data transfer is Networking whichever service
+// billed it.
+func (p *awsParser) service(c *rowCtx) (name, category string) {
+	code := c.text(p.productCode)
+	name = c.text(p.productName)
+	if name == "" {
+		name = code
+	}
+	category = awsServiceCategories[code]
+	if c.text(p.productFamily) == "Data Transfer" {
+		category = "Networking"
+	}
+	if category == "" {
+		category = "Other"
+	}
+	return name, category
+}
+
+// accounts returns the usage account and the billing (payer) account, which
+// is the usage account when the payer column is empty.
+func (p *awsParser) accounts(c *rowCtx) (sub, billing string) {
+	sub = c.text(p.usageAccount)
+	billing = c.text(p.payer)
+	if billing == "" {
+		billing = sub
+	}
+	return sub, billing
+}
+
+// tags records the row's tags: explicit columns, then CUR 2.0 map columns.
+func (p *awsParser) tags(c *rowCtx) error {
 	for _, tc := range p.tagCols {
 		c.tag(tc.key, c.text(tc.idx))
 	}
@@ -291,39 +360,41 @@ func (p *awsParser) parse(c *rowCtx, row *Row) error {
 			return c.looseErr(p.catMap, err, "expected a map such as {\"team\":\"ml\"}")
 		}
 	}
-
-	instance := c.text(p.instanceType)
-	row.RegionID = c.text(p.region)
-	if p.productMap >= 0 && (instance == "" || row.RegionID == "") {
-		p.prodInstance, p.prodRegion = "", ""
-		_ = parseTagMap(c.raw(p.productMap), func(k, v string) {
-			switch k {
-			case "instance_type", "instanceType":
-				p.prodInstance = v
-			case "region", "region_code", "regionCode":
-				p.prodRegion = v
-			}
-		})
-		if instance == "" {
-			instance = p.prodInstance
-		}
-		if row.RegionID == "" {
-			row.RegionID = p.prodRegion
-		}
-	}
-	if row.RegionID == "" {
-		row.RegionID = awsRegion(c.text(p.az), row.SKU)
-	}
-
-	// GPUs: instance type from the product columns or the usage type.
-	utInstance, compute := awsInstanceFromUsageType(row.SKU)
-	if instance == "" {
-		instance = utInstance
-	}
-	isHours := row.ChargeCategory == ChargeUsage && lit != "SavingsPlanNegation" &&
-		(compute || strings.HasPrefix(row.ConsumedUnit, "Hr") || strings.HasPrefix(row.ConsumedUnit, "Hour"))
-	setGPU(row, p.opts.GPUs, "aws", instance, row.ConsumedQuantity, isHours)
 	return nil
+}
+
+// productInstanceRegion returns the instance type and region from the
+// product columns, filling either gap from the CUR 2.0 product map column.
+func (p *awsParser) productInstanceRegion(c *rowCtx) (instance, region string) {
+	instance = c.text(p.instanceType)
+	region = c.text(p.region)
+	if p.productMap < 0 || (instance != "" && region != "") {
+		return instance, region
+	}
+	p.prodInstance, p.prodRegion = "", ""
+	_ = parseTagMap(c.raw(p.productMap), func(k, v string) {
+		switch k {
+		case "instance_type", "instanceType":
+			p.prodInstance = v
+		case "region", "region_code", "regionCode":
+			p.prodRegion = v
+		}
+	})
+	if instance == "" {
+		instance = p.prodInstance
+	}
+	if region == "" {
+		region = p.prodRegion
+	}
+	return instance, region
+}
+
+// awsCountsGPUHours reports whether the row's quantity counts as GPU-hours:
+// on usage rows other than Savings Plan negations, when the usage type is
+// instance time (compute) or the unit is hours (docs/import-formats.md).
+func awsCountsGPUHours(row *Row, lit string, compute bool) bool {
+	return row.ChargeCategory == ChargeUsage && lit != "SavingsPlanNegation" &&
+		(compute || strings.HasPrefix(row.ConsumedUnit, "Hr") || strings.HasPrefix(row.ConsumedUnit, "Hour"))
 }
 
 // effective implements the usual CUR amortisation formula (docs/import-formats.md, "aws-cur").

@@ -71,58 +71,14 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
 
-	cost, err := c.money(p.cost)
-	if err != nil {
-		return err
-	}
-	// Credits live inside the row: billed = cost + sum(credits.amount).
-	credits := decimal.Zero
-	if s := c.text(p.credits); s != "" && s != "[]" {
-		v, perr := parseLoose(s)
-		list, ok := v.([]any)
-		if perr != nil || (!ok && v != nil) {
-			return c.looseErr(p.credits, perr, "expected a list of credits like [{'amount': -1.5, …}]")
-		}
-		for _, e := range list {
-			m, _ := e.(map[string]any)
-			amt, ok := m["amount"]
-			if !ok {
-				continue
-			}
-			var d decimal.Decimal
-			switch a := amt.(type) {
-			case number:
-				d, ok = parseMoney(string(a))
-			case string:
-				d, ok = parseMoney(a)
-			case nil:
-				d, ok = decimal.Zero, true
-			default:
-				ok = false
-			}
-			if !ok {
-				return c.errAt(p.credits, ErrNotNumber, "a credit amount is not a number")
-			}
-			credits = credits.Add(d)
-		}
-	}
-	row.BilledCost = cost.Add(credits)
-	row.EffectiveCost = row.BilledCost
-	if row.ListCost, err = c.moneyOr(p.costAtList, cost); err != nil {
+	if err = p.costs(c, row); err != nil {
 		return err
 	}
 	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
 	if row.BillingCurrency == "" {
 		row.BillingCurrency = "USD"
 	}
-	row.ChargeCategory = ChargeUsage
-	if ct := strings.ToLower(c.text(p.costType)); ct != "" {
-		if cat, ok := gcpCostTypes[ct]; ok {
-			row.ChargeCategory = cat
-		} else {
-			row.ChargeCategory = ChargeAdjustment
-		}
-	}
+	row.ChargeCategory = gcpChargeCategory(c.text(p.costType))
 
 	row.ServiceName = c.text(p.service)
 	row.ServiceCategory = gcpServiceCategory(row.ServiceName)
@@ -134,26 +90,117 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.SubAccountID = c.text(p.project)
 	row.BillingAccountID = c.text(p.account)
-	if m := c.text(p.invoiceMonth); len(m) == 6 && isDigits(m) {
-		t, perr := time.Parse("200601", m)
-		if perr != nil {
-			return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
-		}
-		if err := c.inRange(p.invoiceMonth, t); err != nil {
-			return err
-		}
-		row.BillingPeriodStart = t
-	} else if m != "" {
-		return c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
-	} else {
-		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
+	if row.BillingPeriodStart, err = p.billingPeriodStart(c, row.ChargePeriodStart); err != nil {
+		return err
 	}
 	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {
 		return err
 	}
 	row.ConsumedUnit = c.text(p.usageUnit)
 
-	// Labels: project labels first so resource labels override them.
+	if err = p.tags(c); err != nil {
+		return err
+	}
+	p.gpu(c, row)
+	return nil
+}
+
+// costs sets the billed, effective and list costs. Credits live inside the
+// row: billed = cost + sum(credits.amount), and the list cost is before
+// credits.
+func (p *gcpParser) costs(c *rowCtx, row *Row) error {
+	cost, err := c.money(p.cost)
+	if err != nil {
+		return err
+	}
+	credits, err := p.creditTotal(c)
+	if err != nil {
+		return err
+	}
+	row.BilledCost = cost.Add(credits)
+	row.EffectiveCost = row.BilledCost
+	row.ListCost, err = c.moneyOr(p.costAtList, cost)
+	return err
+}
+
+// creditTotal returns the sum of the amounts in the credits cell, a list
+// written as JSON or as a Python repr; an empty cell or list is zero.
+func (p *gcpParser) creditTotal(c *rowCtx) (decimal.Decimal, error) {
+	credits := decimal.Zero
+	s := c.text(p.credits)
+	if s == "" || s == "[]" {
+		return credits, nil
+	}
+	v, perr := parseLoose(s)
+	list, ok := v.([]any)
+	if perr != nil || (!ok && v != nil) {
+		return credits, c.looseErr(p.credits, perr, "expected a list of credits like [{'amount': -1.5, …}]")
+	}
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		amt, ok := m["amount"]
+		if !ok {
+			continue
+		}
+		d, ok := creditAmount(amt)
+		if !ok {
+			return credits, c.errAt(p.credits, ErrNotNumber, "a credit amount is not a number")
+		}
+		credits = credits.Add(d)
+	}
+	return credits, nil
+}
+
+// creditAmount reads one credit's amount, a number or a numeric string; a
+// null amount is zero.
+func creditAmount(amt any) (decimal.Decimal, bool) {
+	switch a := amt.(type) {
+	case number:
+		return parseMoney(string(a))
+	case string:
+		return parseMoney(a)
+	case nil:
+		return decimal.Zero, true
+	}
+	return decimal.Decimal{}, false
+}
+
+// gcpChargeCategory maps cost_type to a FOCUS ChargeCategory: empty is
+// usage, and a value not in gcpCostTypes an adjustment.
+func gcpChargeCategory(costType string) ChargeCategory {
+	ct := strings.ToLower(costType)
+	if ct == "" {
+		return ChargeUsage
+	}
+	if cat, ok := gcpCostTypes[ct]; ok {
+		return cat
+	}
+	return ChargeAdjustment
+}
+
+// billingPeriodStart returns the month invoice.month names (YYYYMM), or the
+// month of the charge when the cell is empty.
+func (p *gcpParser) billingPeriodStart(c *rowCtx, chargeStart time.Time) (time.Time, error) {
+	m := c.text(p.invoiceMonth)
+	if m == "" {
+		return monthStart(chargeStart), nil
+	}
+	if len(m) != 6 || !isDigits(m) {
+		return time.Time{}, c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
+	}
+	t, err := time.Parse("200601", m)
+	if err != nil {
+		return time.Time{}, c.errAt(p.invoiceMonth, ErrNotDate, "expected YYYYMM")
+	}
+	if err := c.inRange(p.invoiceMonth, t); err != nil {
+		return time.Time{}, err
+	}
+	return t, nil
+}
+
+// tags records the row's labels: project labels first so resource labels
+// override them.
+func (p *gcpParser) tags(c *rowCtx) error {
 	for _, col := range []int{p.projectLabels, p.gcpTags, p.labels} {
 		if col < 0 {
 			continue
@@ -162,8 +209,12 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 			return c.looseErr(col, err, "expected labels like [{'key': 'team', 'value': 'ml'}]")
 		}
 	}
+	return nil
+}
 
-	// GPUs: accelerator SKUs name the GPU and count GPU-time directly.
+// gpu sets the row's GPU fields. Accelerator SKUs name the GPU and count
+// GPU-time directly; other rows may be machine types with GPUs.
+func (p *gcpParser) gpu(c *rowCtx, row *Row) {
 	if gpu, ok := gcpGPUFromSKU(row.SKU); ok && row.ChargeCategory == ChargeUsage {
 		hours, isHours := p.usageHours(c)
 		if isHours {
@@ -173,18 +224,26 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 				row.GPUCount = hours.Div(ph).Round(2)
 			}
 		}
-	} else if p.opts.GPUs != nil && p.systemLabels >= 0 {
-		// Machine types with GPUs: record the GPU, but count hours from the
-		// accelerator SKU rows only, which GCP bills separately.
-		p.machineSpec = ""
-		_ = parseTagMap(c.raw(p.systemLabels), func(k, v string) {
-			if k == "compute.googleapis.com/machine_spec" {
-				p.machineSpec = v
-			}
-		})
-		setGPU(row, p.opts.GPUs, "gcp", p.machineSpec, decimal.Zero, false)
+		return
 	}
-	return nil
+	if p.opts.GPUs == nil || p.systemLabels < 0 {
+		return
+	}
+	// Machine types with GPUs: record the GPU, but count hours from the
+	// accelerator SKU rows only, which GCP bills separately.
+	setGPU(row, p.opts.GPUs, "gcp", p.machineSpecLabel(c), decimal.Zero, false)
+}
+
+// machineSpecLabel returns the machine type system_labels names
+// (compute.googleapis.com/machine_spec), or "".
+func (p *gcpParser) machineSpecLabel(c *rowCtx) string {
+	p.machineSpec = ""
+	_ = parseTagMap(c.raw(p.systemLabels), func(k, v string) {
+		if k == "compute.googleapis.com/machine_spec" {
+			p.machineSpec = v
+		}
+	})
+	return p.machineSpec
 }
 
 // usageHours returns the usage in hours when the unit is time.

@@ -172,50 +172,86 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	if opts.MaxRecordBytes <= 0 {
 		opts.MaxRecordBytes = 8 << 20
 	}
-
 	// Resolve a forced source before reading anything.
-	var forced *detector
+	forced, err := forcedSource(&opts)
+	if err != nil {
+		return nil, err
+	}
+	cr, lim, err := openCSV(r, file, opts.MaxRecordBytes)
+	if err != nil {
+		return nil, err
+	}
+	hdr, err := readHeader(cr, file)
+	if err != nil {
+		return nil, err
+	}
+	h := newHeader(hdr)
+
+	d := forced
+	if d == nil {
+		if d = detect(h); d == nil {
+			return nil, unknownFormat(file, hdr)
+		}
+	}
+	rd := &Reader{source: d.source, file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
+	if rd.parser, err = d.build(h, &opts); err != nil {
+		return nil, prefixFile(file, err)
+	}
+	if err := rd.readFirst(); err != nil {
+		return nil, err
+	}
+	rd.tags = make(map[string]string, 8)
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey, date: boundsAt(now())}
+	rd.team = opts.TeamTagKey
+	return rd, nil
+}
+
+// genericDetector builds the parser for SourceGeneric, which no header is
+// detected as: opts.Source or opts.Mapping has to choose it.
+var genericDetector = detector{source: SourceGeneric, build: newGeneric}
+
+// forcedSource returns the detector opts.Source or opts.Mapping chooses, or
+// nil when the header is to decide. A mapping without a source means the
+// generic source, and opts.Source says so from then on.
+func forcedSource(opts *Options) (*detector, error) {
 	switch {
 	case opts.Source == SourceGeneric || (opts.Source == "" && opts.Mapping != nil):
 		opts.Source = SourceGeneric
-	case opts.Source != "":
-		for i := range detectors {
-			if detectors[i].source == opts.Source {
-				forced = &detectors[i]
-			}
-		}
-		if forced == nil {
-			names := make([]string, 0, len(detectors)+1)
-			for _, s := range Sources() {
-				names = append(names, string(s))
-			}
-			return nil, fmt.Errorf("%w %q: choose one of %s", ErrUnknownSource, opts.Source, strings.Join(names, ", "))
+		return &genericDetector, nil
+	case opts.Source == "":
+		return nil, nil
+	}
+	for i := range detectors {
+		if detectors[i].source == opts.Source {
+			return &detectors[i], nil
 		}
 	}
+	names := make([]string, 0, len(detectors)+1)
+	for _, s := range Sources() {
+		names = append(names, string(s))
+	}
+	return nil, fmt.Errorf("%w %q: choose one of %s", ErrUnknownSource, opts.Source, strings.Join(names, ", "))
+}
 
+// openCSV returns a CSV reader over r (decompressed when r is gzip, past a
+// UTF-8 byte-order mark, refusing other Unicode encodings) and the
+// limitReader that bounds the bytes one record may take.
+func openCSV(r io.Reader, file string, maxRecordBytes int) (*csv.Reader, *limitReader, error) {
 	const bufSize = 64 << 10
-	br := bufio.NewReaderSize(r, bufSize)
-	magic, err := br.Peek(2)
-	if err != nil && len(magic) == 0 {
-		if err == io.EOF {
-			return nil, fileErr(file, ErrEmpty, "0 bytes")
-		}
-		return nil, fileErr(file, err, "")
-	}
-	var src io.Reader = br
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fileErr(file, gzipError(err), "")
-		}
-		src = &gzipReader{r: zr}
+	src, err := decompressed(bufio.NewReaderSize(r, bufSize), file)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The limit sits on the decompressed stream; encoding/csv reads the
 	// bufio.Reader above it directly (no second buffer of its own).
-	lim := &limitReader{r: src, limit: max(opts.MaxRecordBytes, 2*bufSize)}
+	lim := &limitReader{r: src, limit: max(maxRecordBytes, 2*bufSize)}
 	bufd := bufio.NewReaderSize(lim, bufSize)
 	if err := stripBOM(bufd); err != nil {
-		return nil, fileErr(file, err, "")
+		return nil, nil, fileErr(file, err, "")
 	}
 	cr := csv.NewReader(bufd)
 	// The Reader checks each record's width itself (Reader.check): it must
@@ -223,7 +259,32 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	// which line is wrong and by how much.
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
+	return cr, lim, nil
+}
 
+// decompressed returns br itself, or a gzip reader over it when it starts
+// with the gzip magic number. An empty file is ErrEmpty.
+func decompressed(br *bufio.Reader, file string) (io.Reader, error) {
+	magic, err := br.Peek(2)
+	if err != nil && len(magic) == 0 {
+		if err == io.EOF {
+			return nil, fileErr(file, ErrEmpty, "0 bytes")
+		}
+		return nil, fileErr(file, err, "")
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fileErr(file, gzipError(err), "")
+		}
+		return &gzipReader{r: zr}, nil
+	}
+	return br, nil
+}
+
+// readHeader reads the header's names, trimmed, refusing a blank line and
+// a name with text Postgres could not store (see text.go).
+func readHeader(cr *csv.Reader, file string) ([]string, error) {
 	hdr, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
@@ -241,46 +302,23 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 		}
 		hdr[i] = strings.TrimSpace(hdr[i])
 	}
-	h := newHeader(hdr)
+	return hdr, nil
+}
 
-	rd := &Reader{file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
-	switch {
-	case opts.Source == SourceGeneric:
-		rd.source = SourceGeneric
-		rd.parser, err = newGeneric(h, &opts)
-	case forced != nil:
-		rd.source = forced.source
-		rd.parser, err = forced.build(h, &opts)
-	default:
-		d := detect(h)
-		if d == nil {
-			return nil, unknownFormat(file, hdr)
-		}
-		rd.source = d.source
-		rd.parser, err = d.build(h, &opts)
-	}
-	if err != nil {
-		return nil, prefixFile(file, err)
-	}
-
-	lim.reset()
-	first, err := cr.Read()
+// readFirst reads the first data record, which Next returns first, so that
+// Open fails on a file that has a header and no rows.
+func (r *Reader) readFirst() error {
+	r.lim.reset()
+	first, err := r.csv.Read()
 	if err != nil {
 		if err == io.EOF {
-			return nil, fileErr(file, ErrHeaderOnly, "")
+			return fileErr(r.file, ErrHeaderOnly, "")
 		}
-		return nil, csvError(file, err, 2)
+		return csvError(r.file, err, 2)
 	}
-	rd.first = first
-	rd.line, _ = cr.FieldPos(0)
-	rd.tags = make(map[string]string, 8)
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	rd.ctx = rowCtx{file: file, hdr: hdr, tags: rd.tags, team: opts.TeamTagKey, date: boundsAt(now())}
-	rd.team = opts.TeamTagKey
-	return rd, nil
+	r.first = first
+	r.line, _ = r.csv.FieldPos(0)
+	return nil
 }
 
 // Source returns the detected or forced source.

@@ -217,6 +217,8 @@ type request struct {
 	a         Assumptions
 }
 
+// normalizeRequest validates req against cat and fills in the defaults. It
+// reports every problem it finds at once, joined, rather than the first.
 func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	r := &request{AdviceRequest: req}
 	var errs []error
@@ -225,30 +227,75 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 		errs = append(errs, err)
 	}
 	r.Job = job
+	if r.model, err = requestModel(req); err != nil {
+		errs = append(errs, err)
+	}
+	var perrs []error
+	r.Precision, perrs = precisionFor(job, req.Precision)
+	errs = append(errs, perrs...)
+	errs = append(errs, sizeErrors(job, req)...)
+	if r.SeqLen == 0 {
+		r.SeqLen = defaultSeqLen
+	}
+	if r.MaxGPUs == 0 {
+		r.MaxGPUs = defaultMaxGPUs
+	}
+	if r.MaxOptions == 0 {
+		r.MaxOptions = defaultMaxOptions
+	}
+	r.a = req.Assumptions
+	if r.a == (Assumptions{}) {
+		r.a = DefaultAssumptions()
+	}
+	if err := r.a.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if r.gpuFilter, err = canonicalGPU(cat, req.GPU); err != nil {
+		errs = append(errs, err)
+	}
+	r.providers, perrs = providerSet(cat, req.Providers)
+	errs = append(errs, perrs...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+// requestModel returns the known model req names, else a custom model of
+// req.Params parameters.
+func requestModel(req AdviceRequest) (Model, error) {
 	switch {
 	case strings.TrimSpace(req.Model) != "":
-		r.model, err = LookupModel(req.Model)
-		if err != nil {
-			errs = append(errs, err)
-		}
+		return LookupModel(req.Model)
 	case req.Params != 0:
-		r.model, err = CustomModel(req.Params)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	default:
-		errs = append(errs, fmt.Errorf("give a model (one of %s) or a parameter count", strings.Join(ModelNames(), ", ")))
+		return CustomModel(req.Params)
 	}
-	r.Precision, err = ParsePrecision(string(req.Precision))
+	return Model{}, fmt.Errorf("give a model (one of %s) or a parameter count", strings.Join(ModelNames(), ", "))
+}
+
+// precisionFor returns the precision the job computes in, and the errors in
+// the one requested: training, full fine-tuning and LoRA cannot train
+// quantised weights (QLoRA can: it computes in bf16 over a 4-bit base).
+func precisionFor(job JobType, requested Precision) (Precision, []error) {
+	var errs []error
+	p, err := ParsePrecision(string(requested))
 	if err != nil {
 		errs = append(errs, err)
 	}
 	if job == JobQLoRA {
-		r.Precision = BF16 // compute precision; the base is held in 4 bits
+		p = BF16 // compute precision; the base is held in 4 bits
 	}
-	if job.IsTraining() && job != JobQLoRA && (r.Precision == INT4 || r.Precision == INT8) {
-		errs = append(errs, fmt.Errorf("%s cannot train %s weights; use qlora for a quantised base", job, r.Precision))
+	if job.IsTraining() && job != JobQLoRA && (p == INT4 || p == INT8) {
+		errs = append(errs, fmt.Errorf("%s cannot train %s weights; use qlora for a quantised base", job, p))
 	}
+	return p, errs
+}
+
+// sizeErrors checks the request's token counts, rates, sequence length and
+// limits, and that the job has what it is sized by: tokens, or for
+// serving a concurrency or a target rate.
+func sizeErrors(job JobType, req AdviceRequest) []error {
+	var errs []error
 	for name, v := range map[string]float64{"tokens": req.Tokens, "input_tokens": req.InputTokens,
 		"target_tokens_per_s": req.TargetTokensPerSec, "deadline_hours": req.DeadlineHours} {
 		if !(v >= 0) || math.IsInf(v, 0) {
@@ -264,65 +311,62 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	if req.SeqLen < 0 || req.SeqLen > 10_000_000 {
 		errs = append(errs, fmt.Errorf("seq_len must be between 1 and 10,000,000, got %d", req.SeqLen))
 	}
-	if r.SeqLen == 0 {
-		r.SeqLen = defaultSeqLen
-	}
 	if req.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("concurrency must not be negative, got %d", req.Concurrency))
 	}
 	if req.MaxGPUs < 0 {
 		errs = append(errs, fmt.Errorf("max_gpus must not be negative, got %d", req.MaxGPUs))
 	}
-	if r.MaxGPUs == 0 {
-		r.MaxGPUs = defaultMaxGPUs
+	return errs
+}
+
+// canonicalGPU returns the catalog's name for the GPU the search is
+// restricted to, or "" when name is empty (any GPU).
+func canonicalGPU(cat *Catalog, name string) (string, error) {
+	g := strings.TrimSpace(name)
+	if g == "" {
+		return "", nil
 	}
-	if r.MaxOptions == 0 {
-		r.MaxOptions = defaultMaxOptions
-	}
-	r.a = req.Assumptions
-	if r.a == (Assumptions{}) {
-		r.a = DefaultAssumptions()
-	}
-	if err := r.a.Validate(); err != nil {
-		errs = append(errs, err)
-	}
-	if g := strings.TrimSpace(req.GPU); g != "" {
-		spec, ok := cat.GPU(g)
-		if !ok {
-			names := []string{}
-			for _, s := range cat.GPUs() {
-				names = append(names, s.Name)
-			}
-			errs = append(errs, fmt.Errorf("unknown GPU %q; known GPUs: %s", g, strings.Join(names, ", ")))
+	spec, ok := cat.GPU(g)
+	if !ok {
+		names := []string{}
+		for _, s := range cat.GPUs() {
+			names = append(names, s.Name)
 		}
-		r.gpuFilter = spec.Name
+		return "", fmt.Errorf("unknown GPU %q; known GPUs: %s", g, strings.Join(names, ", "))
 	}
-	if len(req.Providers) > 0 {
-		known := map[string]bool{}
-		for _, in := range cat.instances {
-			known[in.Provider] = true
+	return spec.Name, nil
+}
+
+// providerSet returns the providers the search is restricted to, lower
+// case, with an error for each one the catalog has no instances of. It is
+// nil when none are requested; blank names are skipped.
+func providerSet(cat *Catalog, requested []string) (map[string]bool, []error) {
+	if len(requested) == 0 {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, in := range cat.instances {
+		known[in.Provider] = true
+	}
+	var errs []error
+	set := map[string]bool{}
+	for _, p := range requested {
+		p = strings.ToLower(strings.TrimSpace(p))
+		if p == "" {
+			continue
 		}
-		r.providers = map[string]bool{}
-		for _, p := range req.Providers {
-			p = strings.ToLower(strings.TrimSpace(p))
-			if p == "" {
-				continue
+		if !known[p] {
+			names := make([]string, 0, len(known))
+			for k := range known {
+				names = append(names, k)
 			}
-			if !known[p] {
-				names := make([]string, 0, len(known))
-				for k := range known {
-					names = append(names, k)
-				}
-				sort.Strings(names)
-				errs = append(errs, fmt.Errorf("unknown provider %q; known providers: %s", p, strings.Join(names, ", ")))
-			}
-			r.providers[p] = true
+			sort.Strings(names)
+			errs = append(errs, fmt.Errorf("unknown provider %q; known providers: %s", p, strings.Join(names, ", ")))
 		}
+		set[p] = true
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return r, nil
+	return set, errs
 }
 
 func (r *request) wants(in Instance) bool {

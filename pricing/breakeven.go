@@ -322,29 +322,15 @@ func (s *scenario) choose(in BreakEvenInput, m Model, p Precision, a Assumptions
 	}
 	s.plan.OpenModel = m.Name
 	s.plan.Pricing = pricingOnDemand
-	overhead := 1.0
+	spotOverhead := 1.0
 	if in.Spot {
 		s.plan.Pricing = pricingSpot
-		overhead = a.ServingSpotOverhead()
-		if !finite(overhead) {
+		spotOverhead = a.ServingSpotOverhead()
+		if !finite(spotOverhead) {
 			return errors.New("the spot overhead is out of range: check the spot assumptions")
 		}
 	}
-	perGPU := func(g GPU, n int) (float64, error) {
-		if in.ThroughputPerGPU > 0 {
-			if g.Name != "" {
-				if _, err := EstimateThroughput(m, p, g, n, 1, 1, a); err != nil {
-					return 0, err
-				}
-			}
-			return in.ThroughputPerGPU, nil
-		}
-		t, err := EstimateThroughput(m, p, g, n, in.SeqLen, 0, a)
-		if err != nil {
-			return 0, err
-		}
-		return t.MixedTokensPerSec(s.inputShare) / float64(n), nil
-	}
+	sm := servingModel{m: m, p: p, a: a, seqLen: in.SeqLen, measured: in.ThroughputPerGPU, inputShare: s.inputShare}
 	s.plan.ThroughputSource = "model"
 	if in.ThroughputPerGPU > 0 {
 		s.plan.ThroughputSource = "measured (user)"
@@ -358,69 +344,51 @@ func (s *scenario) choose(in BreakEvenInput, m Model, p Precision, a Assumptions
 		}
 	}
 	if in.GPUPriceUSDPerHour != nil {
-		// User price per GPU-hour: the unit is the fewest GPUs of that type that hold the model.
-		n := 1
-		if gpu.Name != "" {
-			for n = 1; n <= 8; n *= 2 {
-				if _, err := EstimateThroughput(m, p, gpu, n, in.SeqLen, 1, a); err == nil {
-					break
-				}
-			}
-			if n > 8 {
-				_, err := EstimateThroughput(m, p, gpu, 8, in.SeqLen, 1, a)
-				return fmt.Errorf("%s does not fit on 8× %s: %w", m.Name, gpu.Name, err)
-			}
-		}
-		tps, err := perGPU(gpu, n)
-		if err != nil {
-			return err
-		}
-		price := in.GPUPriceUSDPerHour.Mul(decimal.NewFromFloat(overhead))
-		s.setUnit(gpu.Name, "", "", n, price, tps)
-		if gpu.Name == "" {
-			s.plan.GPU = "GPU at the entered price"
-		}
-		return nil
+		return s.chooseAtUserPrice(sm, gpu, in.GPUPriceUSDPerHour.Mul(decimal.NewFromFloat(spotOverhead)))
 	}
-	// Catalog ("advisor picks"): the instance that serves the current volume for the least money in
-	// whole replicas; ties (e.g. everything fits in one replica) go to the lowest $/token at full use.
-	type cand struct {
-		in    Instance
-		price decimal.Decimal
-		tps   float64
-		month float64
-		perM  float64
+	return s.chooseFromCatalog(in, cat, sm, gpu, spotOverhead)
+}
+
+// chooseAtUserPrice sets the unit for a price per GPU-hour the user entered
+// (spot overhead included): the fewest GPUs of the named type that hold
+// the model, or one GPU when no type is named.
+func (s *scenario) chooseAtUserPrice(sm servingModel, gpu GPU, perGPUHour decimal.Decimal) error {
+	n, err := sm.fewestGPUs(gpu)
+	if err != nil {
+		return err
 	}
-	var best *cand
+	tps, err := sm.tokensPerSecPerGPU(gpu, n)
+	if err != nil {
+		return err
+	}
+	s.setUnit(gpu.Name, "", "", n, perGPUHour, tps)
+	if gpu.Name == "" {
+		s.plan.GPU = "GPU at the entered price"
+	}
+	return nil
+}
+
+// chooseFromCatalog sets the unit to the catalog instance ("advisor picks")
+// that serves the current volume for the least money in whole replicas;
+// ties (e.g. everything fits in one replica) go to the lowest $/token at
+// full use. Instances with a fractional GPU or a price flagged as
+// suspicious are left out, and so are other GPU types and providers than
+// the ones named.
+func (s *scenario) chooseFromCatalog(in BreakEvenInput, cat *Catalog, sm servingModel, gpu GPU, spotOverhead float64) error {
 	providers := map[string]bool{}
 	for _, pr := range in.Providers {
 		providers[strings.ToLower(strings.TrimSpace(pr))] = true
 	}
 	volume := float64(in.InputTokens + in.CachedTokens + in.OutputTokens)
+	var best *unitCandidate
 	for _, inst := range cat.instances {
 		g, ok := cat.gpus[inst.GPU]
 		if !ok || inst.Fractional() || inst.Suspicious || (gpu.Name != "" && g.Name != gpu.Name) ||
 			(len(providers) > 0 && !providers[inst.Provider]) {
 			continue
 		}
-		price := inst.OnDemand
-		if in.Spot {
-			price = inst.Spot
-		}
-		if price == nil {
-			continue
-		}
-		n := int(inst.GPUCount)
-		tps, err := perGPU(g, n)
-		if err != nil || tps <= 0 {
-			continue
-		}
-		eff := price.Mul(decimal.NewFromFloat(overhead))
-		capTok := tps * float64(n) * 3600 * HoursPerMonth * in.Utilization / in.PeakFactor
-		month := eff.InexactFloat64() * HoursPerMonth * math.Max(1, math.Ceil(volume/capTok-1e-9))
-		perM := eff.InexactFloat64() / (tps * float64(n) * 3600 / 1e6)
-		if best == nil || month < best.month || month == best.month && perM < best.perM {
-			best = &cand{inst, eff, tps, month, perM}
+		if c, ok := sm.candidate(in, inst, g, spotOverhead, volume); ok && c.beats(best) {
+			best = &c
 		}
 	}
 	if best == nil {
@@ -428,11 +396,96 @@ func (s *scenario) choose(in BreakEvenInput, m Model, p Precision, a Assumptions
 		if gpu.Name != "" {
 			what = gpu.Name
 		}
-		return fmt.Errorf("no %s price for %s that can host %s; enter a GPU price", s.plan.Pricing, what, m.Name)
+		return fmt.Errorf("no %s price for %s that can host %s; enter a GPU price", s.plan.Pricing, what, sm.m.Name)
 	}
 	n := int(best.in.GPUCount)
 	s.setUnit(best.in.GPU, best.in.Provider, best.in.InstanceType, n, best.price.Div(decimal.NewFromInt(int64(n))), best.tps)
 	return nil
+}
+
+// servingModel is the self-hosted open model with what its throughput is
+// estimated from (precision, assumptions, context, the usage's input
+// share), or the throughput the user measured.
+type servingModel struct {
+	m          Model
+	p          Precision
+	a          Assumptions
+	seqLen     int
+	measured   float64 // the user's tokens/s per GPU; 0 means estimate it
+	inputShare float64 // of the tokens in the mix, the share that is input
+}
+
+// tokensPerSecPerGPU returns the throughput per GPU of a replica on n GPUs
+// of type g, in the usage's input:output mix, or the measured throughput,
+// which still requires the model to fit when the GPU type is known.
+func (sm servingModel) tokensPerSecPerGPU(g GPU, n int) (float64, error) {
+	if sm.measured > 0 {
+		if g.Name != "" {
+			if _, err := EstimateThroughput(sm.m, sm.p, g, n, 1, 1, sm.a); err != nil {
+				return 0, err
+			}
+		}
+		return sm.measured, nil
+	}
+	t, err := EstimateThroughput(sm.m, sm.p, g, n, sm.seqLen, 0, sm.a)
+	if err != nil {
+		return 0, err
+	}
+	return t.MixedTokensPerSec(sm.inputShare) / float64(n), nil
+}
+
+// fewestGPUs returns the fewest GPUs of type g (1, 2, 4 or 8) that hold
+// the model and one sequence of the full context, or 1 when no type is
+// named.
+func (sm servingModel) fewestGPUs(g GPU) (int, error) {
+	if g.Name == "" {
+		return 1, nil
+	}
+	for n := 1; n <= 8; n *= 2 {
+		if _, err := EstimateThroughput(sm.m, sm.p, g, n, sm.seqLen, 1, sm.a); err == nil {
+			return n, nil
+		}
+	}
+	_, err := EstimateThroughput(sm.m, sm.p, g, 8, sm.seqLen, 1, sm.a)
+	return 0, fmt.Errorf("%s does not fit on 8× %s: %w", sm.m.Name, g.Name, err)
+}
+
+// unitCandidate is a catalog instance priced as the deployment unit.
+type unitCandidate struct {
+	in    Instance
+	price decimal.Decimal // per instance-hour, spot overhead included
+	tps   float64         // tokens/s per GPU
+	month float64         // USD per month for the replicas the volume needs
+	perM  float64         // USD per 1M tokens at full use
+}
+
+// candidate prices inst (with GPU g) as the deployment unit for a monthly
+// volume. ok is false when inst has no price for the chosen pricing or
+// the model does not run on it.
+func (sm servingModel) candidate(in BreakEvenInput, inst Instance, g GPU, spotOverhead, volume float64) (c unitCandidate, ok bool) {
+	price := inst.OnDemand
+	if in.Spot {
+		price = inst.Spot
+	}
+	if price == nil {
+		return c, false
+	}
+	n := int(inst.GPUCount)
+	tps, err := sm.tokensPerSecPerGPU(g, n)
+	if err != nil || tps <= 0 {
+		return c, false
+	}
+	eff := price.Mul(decimal.NewFromFloat(spotOverhead))
+	capTok := tps * float64(n) * 3600 * HoursPerMonth * in.Utilization / in.PeakFactor
+	month := eff.InexactFloat64() * HoursPerMonth * math.Max(1, math.Ceil(volume/capTok-1e-9))
+	perM := eff.InexactFloat64() / (tps * float64(n) * 3600 / 1e6)
+	return unitCandidate{inst, eff, tps, month, perM}, true
+}
+
+// beats reports whether c is cheaper per month than best (nil when there is
+// none yet), or as cheap and cheaper per token.
+func (c *unitCandidate) beats(best *unitCandidate) bool {
+	return best == nil || c.month < best.month || c.month == best.month && c.perM < best.perM
 }
 
 func (s *scenario) setUnit(gpu, provider, instanceType string, n int, perGPUHour decimal.Decimal, tpsPerGPU float64) {
