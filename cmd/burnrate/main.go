@@ -232,26 +232,23 @@ func answers(ctx context.Context, url string) bool {
 	return true
 }
 
-// checkSchema refuses to run against a database whose schema is behind this
-// binary's (RUN_MIGRATIONS=0 and nobody ran 'burnrate migrate up').
+// checkSchema refuses to run against a database whose schema is not this
+// binary's (RUN_MIGRATIONS=0 and nobody ran 'burnrate migrate up', or a
+// newer binary migrated it), River's tables included.
 func checkSchema(url string) error {
-	m, err := migrations.New(url)
+	st, err := migrations.StatusOf(url)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	have, dirty, err := m.Version()
-	if err != nil && !errors.Is(err, migrateErrNilVersion) {
-		return err
+	if st.Current() {
+		return nil
 	}
 	want, err := migrations.Latest()
 	if err != nil {
 		return err
 	}
-	if dirty || have != want {
-		return fmt.Errorf("database schema is at version %d (dirty=%v), this binary needs %d: run 'burnrate migrate up'", have, dirty, want)
-	}
-	return nil
+	return fmt.Errorf("database schema is at version %d (dirty=%v), River's at %d; this binary needs %d and River's %d: run 'burnrate migrate up'",
+		st.Version, st.Dirty, st.River, want, migrations.RiverLatest())
 }
 
 func (db *database) close() {
