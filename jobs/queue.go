@@ -1,0 +1,44 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/burnrate/burnrate/store"
+)
+
+// Queue enqueues jobs. Processes that only enqueue (the CLI) have one too:
+// the jobs wait in the database for a serve or worker process.
+type Queue struct {
+	river *river.Client[pgx.Tx]
+}
+
+// Insert enqueues a job in st's transaction, or in a transaction of its own
+// when st is not in one, so that the job exists exactly when the work around
+// it commits. st may be fenced to an org. For a unique job (opts.UniqueOpts,
+// or the args' InsertOpts) that is already queued, nothing is inserted and
+// inserted is false.
+func (q *Queue) Insert(ctx context.Context, st *store.Store, args river.JobArgs, opts *river.InsertOpts) (inserted bool, err error) {
+	err = st.Unfenced(ctx, func(tx pgx.Tx) error {
+		res, err := q.river.InsertTx(ctx, tx, args, opts)
+		if err != nil {
+			return err
+		}
+		inserted = !res.UniqueSkippedAsDuplicate
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("enqueue %s: %w", args.Kind(), err)
+	}
+	return inserted, nil
+}
+
+// QueueFrom is the queue of the client working the job whose context ctx is,
+// for a worker that enqueues more jobs (the hourly digest pass enqueueing
+// one digest per org). It panics outside a job.
+func QueueFrom(ctx context.Context) *Queue {
+	return &Queue{river: river.ClientFromContext[pgx.Tx](ctx)}
+}
