@@ -60,6 +60,9 @@ type Config struct {
 	// TempDir is where request bodies too large for memory are spooled;
 	// empty means os.TempDir() ($TMPDIR).
 	TempDir string
+	// AfterImport is called in the transaction of every upload that
+	// succeeds (see ingest.Importer.AfterImport).
+	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -98,6 +101,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes)}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	s.importer.AfterImport = cfg.AfterImport
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
