@@ -120,5 +120,8 @@ func (c *Client) stop() error {
 	c.log.Warn("jobs still running at shutdown: cancelling them (they will be retried)", slog.Duration("waited", c.stopTimeout))
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return c.river.StopAndCancel(ctx)
+	if err := c.river.StopAndCancel(ctx); err != nil {
+		return fmt.Errorf("jobs: stop: jobs did not end within %s of being cancelled: %w", 10*time.Second, err)
+	}
+	return nil
 }

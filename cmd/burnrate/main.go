@@ -18,7 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
 	"github.com/burnrate/burnrate/store"
@@ -32,7 +32,8 @@ const usage = `Burnrate: what your team spends on GPUs and LLM APIs, against bud
 Usage: burnrate <command> [flags]
 
 Commands:
-  serve                      run the web app on ADDR (default :8080)
+  serve                      run the web app on ADDR (default :8080), and background jobs
+  worker                     run background jobs only (digests, alerts, mail, cleanup)
   migrate up|down N|version  manage the database schema
   org create --name NAME --owner-email EMAIL [--password P] [--json]
                              create an org and print its slug and an API token
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return runServe(ctx, cfg, log, rest)
+	case "worker":
+		return runWorker(ctx, cfg, log, rest)
 	case "migrate":
 		return runMigrate(ctx, cfg, log, rest, stdout)
 	case "org":
@@ -138,25 +141,11 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 	db.store = st
 	// Imports a crashed process left processing are failed by whichever
 	// process starts next; those another live process runs are left alone.
-	failInterruptedImports(ctx, st, log)
+	// A failure to sweep is logged, not fatal: the sweep job tries again.
+	if err := jobs.SweepInterruptedImports(ctx, st, log); err != nil && ctx.Err() == nil {
+		log.Warn("cannot look for interrupted imports", slog.Any("error", err))
+	}
 	return db, nil
-}
-
-// failInterruptedImports marks failed the imports whose importer is gone
-// (ingest.FailInterrupted), and logs them. A failure to sweep is logged,
-// not fatal: the next sweep tries again.
-func failInterruptedImports(ctx context.Context, st *store.Store, log *slog.Logger) {
-	failed, err := ingest.FailInterrupted(ctx, st)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Warn("cannot look for interrupted imports", slog.Any("error", err))
-		}
-		return
-	}
-	for _, imp := range failed {
-		log.Warn("an import was interrupted (its server stopped mid-file); marked it failed",
-			slog.Int64("org_id", imp.OrgID), slog.Int64("import_id", imp.ID), slog.String("file", imp.FileName))
-	}
 }
 
 // privatePostgres is the embedded default: a Postgres cluster of Burnrate's
