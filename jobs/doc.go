@@ -59,7 +59,8 @@
 //     periodic job from Every(time.Hour, …) that evaluates every org (or
 //     enqueues one evaluation per org, unique ByArgs and ByPeriod).
 //
-// Maintenance is this package's own periodic work: expired sessions and old
-// log-in failures are deleted hourly (CleanupWorker), and imports whose
+// Maintenance is this package's own periodic work: expired sessions, old
+// log-in failures, dead password reset links and outbox mail past
+// OutboxRetention are deleted hourly (CleanupWorker), and imports whose
 // server died mid-file are failed every minute (SweepImportsWorker).
 package jobs

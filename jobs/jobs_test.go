@@ -236,8 +236,9 @@ func maintenanceWorkers(st func() *store.Store) *river.Workers {
 	return w
 }
 
-// TestCleanupJobs: the cleanup job deletes expired sessions and log-in
-// failures older than any limit counts, and keeps the rest; the import
+// TestCleanupJobs: the cleanup job deletes expired sessions, log-in
+// failures older than any limit counts, expired reset links and outbox mail
+// past its retention, and keeps the rest; the import
 // sweep fails an import whose server died, and leaves a running one alone.
 func TestCleanupJobs(t *testing.T) {
 	t.Parallel()
@@ -269,7 +270,28 @@ func TestCleanupJobs(t *testing.T) {
 			('email:new@example.com', now() - interval '1 minute')`); err != nil {
 		t.Fatal(err)
 	}
+	reset, err := st.CreatePasswordReset(ctx, owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE password_resets SET expires_at = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, age := range []string{"91 days", "1 day"} {
+		if _, err := pool.Exec(ctx, `
+			INSERT INTO outbox (org_id, kind, recipients, subject, message, status, created_at)
+			VALUES ($1, 'test', '{a@example.com}', $2::text, '{}', 'sent', now() - $2::text::interval)`, org.ID, age); err != nil {
+			t.Fatal(err)
+		}
+	}
 	work(t, s, jobs.CleanupArgs{})
+	if _, err := st.PasswordResetUser(ctx, reset); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("expired reset link: %v", err)
+	}
+	var subjects string
+	if err := pool.QueryRow(ctx, `SELECT string_agg(subject, ',') FROM outbox`).Scan(&subjects); err != nil || subjects != "1 day" {
+		t.Errorf("outbox left = %q, %v; want the day-old mail only", subjects, err)
+	}
 	var sessions []int64
 	rows, _ := pool.Query(ctx, `SELECT id FROM sessions ORDER BY id`)
 	for rows.Next() {

@@ -50,8 +50,13 @@ func Maintenance(iv MaintenanceIntervals) []*river.PeriodicJob {
 // early.
 const LoginFailureAge = 24 * time.Hour
 
-// CleanupArgs deletes what has expired: sessions past their end and log-in
-// failures no limit counts any more.
+// OutboxRetention is how long the outbox keeps mail that is no longer
+// queued: the record of what was sent, with the messages themselves.
+const OutboxRetention = 90 * 24 * time.Hour
+
+// CleanupArgs deletes what has expired: sessions past their end, log-in
+// failures no limit counts any more, password reset links that no longer
+// work, and outbox mail older than OutboxRetention.
 type CleanupArgs struct{}
 
 // Kind is the job's kind, as stored.
@@ -74,7 +79,16 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 	if err != nil {
 		return err
 	}
-	w.Log.DebugContext(ctx, "cleanup", slog.Int64("expired_sessions", sessions), slog.Int64("old_login_failures", failures))
+	resets, err := w.Store.DeleteExpiredPasswordResets(ctx)
+	if err != nil {
+		return err
+	}
+	mails, err := w.Store.DeleteOldOutboxMail(ctx, OutboxRetention)
+	if err != nil {
+		return err
+	}
+	w.Log.DebugContext(ctx, "cleanup", slog.Int64("expired_sessions", sessions), slog.Int64("old_login_failures", failures),
+		slog.Int64("expired_password_resets", resets), slog.Int64("old_outbox_mail", mails))
 	return nil
 }
 
