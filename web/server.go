@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
@@ -63,6 +64,10 @@ type Config struct {
 	// AfterImport is called in the transaction of every upload that
 	// succeeds (see ingest.Importer.AfterImport).
 	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
+	// Outbox queues the mail pages send (invites, password resets). Nil
+	// sends none: invite links still work when copied, and a password
+	// reset cannot be asked for.
+	Outbox *mail.Outbox
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.

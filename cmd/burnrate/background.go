@@ -2,24 +2,55 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/riverqueue/river"
 
 	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/store"
 )
 
-// newJobs builds the job client every process uses: serve and worker run
-// it, the other commands only enqueue with it. It lists every kind of job
-// Burnrate has; a new kind registers its worker here, and a new periodic
-// job joins the list below (see package jobs).
-func newJobs(st *store.Store, log *slog.Logger) (*jobs.Client, error) {
+// background is the job client every process uses (serve and worker run
+// it, the other commands only enqueue with it) and the outbox mail is
+// queued in.
+type background struct {
+	*jobs.Client
+	outbox *mail.Outbox
+}
+
+// newJobs builds the background. It lists every kind of job Burnrate has: a
+// new kind registers its worker here, and a new periodic job joins the list
+// below (see package jobs).
+func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error) {
+	var sender mail.Sender // nil: mail is kept in the outbox
+	if cfg.SMTPURL != "" {
+		s, err := mail.NewSMTP(cfg.SMTPURL, cfg.MailFrom)
+		if err != nil {
+			return nil, fmt.Errorf("SMTP_URL: %w", err)
+		}
+		sender = s
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
 	river.AddWorker(workers, &jobs.SweepImportsWorker{Store: st, Log: log})
+	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
 	periodic := jobs.Maintenance(jobs.MaintenanceIntervals{})
-	return jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic})
+	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic})
+	if err != nil {
+		return nil, err
+	}
+	return &background{Client: c, outbox: mail.NewOutbox(c.Queue(), sender != nil)}, nil
+}
+
+// logMailConfig says at start where mail goes.
+func logMailConfig(cfg Config, log *slog.Logger) {
+	if cfg.SMTPURL == "" {
+		log.Info("mail is not configured (SMTP_URL): emails are kept in the outbox (Settings → Mail), not sent")
+		return
+	}
+	log.Info("mail goes out by SMTP", slog.String("from", cfg.MailFrom))
 }
 
 // afterImport is what every import does inside its own transaction, from

@@ -64,7 +64,7 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	bg, err := newJobs(st, log)
+	bg, err := newJobs(st, cfg, log)
 	if err != nil {
 		return err
 	}

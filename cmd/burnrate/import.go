@@ -52,7 +52,7 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		}
 		mapping = ingest.MappingFrom(m)
 	}
-	bg, err := newJobs(db.store, log)
+	bg, err := newJobs(db.store, cfg, log)
 	if err != nil {
 		return err
 	}

@@ -22,10 +22,11 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		return err
 	}
 	defer db.close()
-	bg, err := newJobs(db.store, log)
+	bg, err := newJobs(db.store, cfg, log)
 	if err != nil {
 		return err
 	}
+	logMailConfig(cfg, log)
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
@@ -33,6 +34,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		TrustedProxies: cfg.TrustedProxies,
 		MetricsToken:   cfg.MetricsToken,
 		AfterImport:    afterImport(bg.Queue()),
+		Outbox:         bg.outbox,
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -20,10 +20,11 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, args []string)
 		return err
 	}
 	defer db.close()
-	bg, err := newJobs(db.store, log)
+	bg, err := newJobs(db.store, cfg, log)
 	if err != nil {
 		return err
 	}
+	logMailConfig(cfg, log)
 	log.Info("Burnrate worker is ready")
 	if err := bg.Run(ctx); err != nil {
 		return err
