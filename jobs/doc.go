@@ -34,7 +34,10 @@
 // The store may be fenced to an org (a web request's): River's tables are
 // not tenant tables and the fenced role cannot read them, so Insert writes
 // them through store.Store.Unfenced. Web handlers get their Queue from
-// cmd/burnrate; workers that enqueue more jobs use QueueFrom(ctx).
+// cmd/burnrate. Workers that enqueue more jobs (or queue mail, through a
+// mail.Outbox) are built before their client: cmd/burnrate makes the Queue
+// first with NewQueue, hands it to them, and New binds it (Config.Queue).
+// Inside Work, QueueFrom(ctx) is the queue of the client working the job.
 //
 // "Once per X" is a unique job: InsertOpts.UniqueOpts ByPeriod (once per
 // hour, per day) and ByArgs (once per org, per budget and period). River

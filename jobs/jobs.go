@@ -53,12 +53,16 @@ type Config struct {
 	Queues map[string]river.QueueConfig
 	// StopTimeout bounds a graceful stop; zero means DefaultStopTimeout.
 	StopTimeout time.Duration
+	// Queue, when set (see NewQueue), is bound to the client and becomes
+	// its Queue.
+	Queue *Queue
 }
 
 // Client runs jobs with River on the store's database, through its pool:
 // River works on the connecting role, never fenced to an org.
 type Client struct {
 	river       *river.Client[pgx.Tx]
+	queue       *Queue
 	log         *slog.Logger
 	stopTimeout time.Duration
 }
@@ -86,11 +90,16 @@ func New(st *store.Store, cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	return &Client{river: rv, log: cfg.Log, stopTimeout: cfg.StopTimeout}, nil
+	q := cfg.Queue
+	if q == nil {
+		q = NewQueue()
+	}
+	q.river = rv
+	return &Client{river: rv, queue: q, log: cfg.Log, stopTimeout: cfg.StopTimeout}, nil
 }
 
 // Queue enqueues jobs with this client.
-func (c *Client) Queue() *Queue { return &Queue{river: c.river} }
+func (c *Client) Queue() *Queue { return c.queue }
 
 // River is the underlying River client, for what this package does not
 // wrap (subscribing to job events in tests, listing jobs).
