@@ -18,7 +18,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
@@ -64,10 +66,12 @@ type Config struct {
 	// AfterImport is called in the transaction of every upload that
 	// succeeds (see ingest.Importer.AfterImport).
 	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
-	// Outbox queues the mail pages send (invites, password resets). Nil
-	// sends none: invite links still work when copied, and a password
-	// reset cannot be asked for.
+	// Outbox queues the mail pages send (invites, sign-up notices), and
+	// Queue the jobs they start (a password reset request). Nil sends
+	// none: invite links still work when copied, and a password reset
+	// request goes nowhere.
 	Outbox *mail.Outbox
+	Queue  *jobs.Queue
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -81,6 +85,7 @@ type Server struct {
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
 	imports  *importSlots    // imports running per org (body.go)
+	mailer   *account.Mailer // nil without an outbox
 }
 
 // NewServer wires the routes and middleware.
@@ -107,6 +112,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.importer.AfterImport = cfg.AfterImport
+	if cfg.Outbox != nil {
+		s.mailer = &account.Mailer{Outbox: cfg.Outbox, BaseURL: cfg.BaseURL}
+	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
@@ -134,6 +142,12 @@ func forwardedTrust(proxies []netip.Prefix) (echo.IPExtractor, echo.SchemeExtrac
 		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
 	}
 	return echo.ExtractIPFromXFFHeader(opts...), echo.ExtractSchemeFromHeaders(opts...)
+}
+
+// mailConfigured reports whether the mail pages queue is delivered (rather
+// than kept in the outbox, or not made at all).
+func (s *Server) mailConfigured() bool {
+	return s.cfg.Outbox != nil && s.cfg.Outbox.Configured()
 }
 
 // ServeHTTP serves a request.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/store"
@@ -22,7 +23,7 @@ type background struct {
 
 // newJobs builds the background. It lists every kind of job Burnrate has: a
 // new kind registers its worker here, and a new periodic job joins the list
-// below (see package jobs).
+// below (see package jobs). Workers that queue mail get the outbox.
 func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error) {
 	var sender mail.Sender // nil: mail is kept in the outbox
 	if cfg.SMTPURL != "" {
@@ -32,16 +33,19 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		}
 		sender = s
 	}
+	queue := jobs.NewQueue()
+	outbox := mail.NewOutbox(queue, sender != nil)
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
 	river.AddWorker(workers, &jobs.SweepImportsWorker{Store: st, Log: log})
 	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
+	river.AddWorker(workers, &account.ResetRequestWorker{Store: st, Mailer: &account.Mailer{Outbox: outbox, BaseURL: cfg.BaseURL}, Log: log})
 	periodic := jobs.Maintenance(jobs.MaintenanceIntervals{})
-	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic})
+	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
 	if err != nil {
 		return nil, err
 	}
-	return &background{Client: c, outbox: mail.NewOutbox(c.Queue(), sender != nil)}, nil
+	return &background{Client: c, outbox: outbox}, nil
 }
 
 // logMailConfig says at start where mail goes.

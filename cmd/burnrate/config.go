@@ -31,7 +31,7 @@ type Config struct {
 	// sent); MailFrom is who it is from.
 	SMTPURL  string
 	MailFrom string
-	Stripe         StripeConfig
+	Stripe   StripeConfig
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
 	// X-Forwarded-Proto are believed (none: the connecting address is the
 	// client).

@@ -35,6 +35,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		MetricsToken:   cfg.MetricsToken,
 		AfterImport:    afterImport(bg.Queue()),
 		Outbox:         bg.outbox,
+		Queue:          bg.Queue(),
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
