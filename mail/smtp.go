@@ -134,15 +134,18 @@ func (s *SMTP) build(m Message) (*gomail.Msg, error) {
 	if err := msg.To(m.To...); err != nil {
 		return nil, &PermanentError{Err: fmt.Errorf("mail: recipients %v: %w", m.To, err)}
 	}
-	msg.Subject(m.Subject)
+	msg.Subject(oneLine(m.Subject))
 	msg.SetDate()
 	msg.SetUserAgent("Burnrate")
 	for k, v := range m.Headers {
 		if strings.EqualFold(k, "Message-Id") {
-			msg.SetMessageIDWithValue(strings.Trim(v, "<>"))
+			msg.SetMessageIDWithValue(strings.Trim(oneLine(v), "<>"))
 			continue
 		}
-		msg.SetGenHeader(gomail.Header(k), v)
+		if k == "" || strings.ContainsAny(k, ": \t\r\n") {
+			return nil, &PermanentError{Err: fmt.Errorf("mail: header name %q", k)}
+		}
+		msg.SetGenHeader(gomail.Header(k), oneLine(v))
 	}
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	if m.HTML != "" {
@@ -156,6 +159,17 @@ func (s *SMTP) build(m Message) (*gomail.Msg, error) {
 		}
 	}
 	return msg, nil
+}
+
+// oneLine keeps a header value on its line: a subject made from an org's
+// name must not be able to add headers (a Bcc) of its own.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // PermanentError is a failure that trying again will not fix: a message

@@ -75,11 +75,20 @@ func TestSMTPSendsEveryPart(t *testing.T) {
 		t.Error("no Date header")
 	}
 
+	// A subject cannot carry headers of its own.
+	if err := s.Send(context.Background(), mail.Message{To: []string{"ann@example.com"}, Subject: "Acme\r\nBcc: eve@example.com", Text: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	sneaky := srv.Wait(t, 2)[1]
+	if sneaky.Header.Get("Bcc") != "" || len(sneaky.EnvelopeTo) != 1 || strings.ContainsAny(sneaky.Subject, "\r\n") {
+		t.Fatalf("a subject with a line break: Bcc %q, to %v, subject %q", sneaky.Header.Get("Bcc"), sneaky.EnvelopeTo, sneaky.Subject)
+	}
+
 	// A text-only message is a single part.
 	if err := s.Send(context.Background(), mail.Message{To: []string{"ann@example.com"}, Subject: "Plain", Text: "just text\n"}); err != nil {
 		t.Fatal(err)
 	}
-	plain := srv.Wait(t, 2)[1]
+	plain := srv.Wait(t, 3)[2]
 	if crlf(plain.Text) != "just text\n" || plain.HTML != "" || len(plain.Inline) != 0 {
 		t.Errorf("text-only message: text %q, html %q, %d inline", plain.Text, plain.HTML, len(plain.Inline))
 	}
