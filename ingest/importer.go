@@ -24,6 +24,13 @@ type Importer struct {
 	store  *store.Store
 	prices LLMPricer
 	gpus   GPUMapper
+	// AfterImport, when set, is called with every import that succeeds,
+	// inside the import's own transaction, after its rows and its
+	// "succeeded" are written: what it writes (a job enqueued with
+	// jobs.Queue.Insert, say, to evaluate budgets) commits with the import
+	// or not at all. An error fails the import. It is not called for a
+	// failed import or a duplicate file. tx may be fenced to the org.
+	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
 }
 
 // NewImporter returns an Importer writing to st, pricing token usage with
@@ -221,7 +228,15 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		if errors.Is(err, store.ErrConflict) {
 			return errDuplicate // the same file, imported concurrently, committed first
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if im.AfterImport != nil {
+			if err := im.AfterImport(ctx, tx, req.Org.ID, imp.ID); err != nil {
+				return fmt.Errorf("after import %d: %w", imp.ID, err)
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, errDuplicate) {
 		return im.duplicate(ctx, req, imp.ID, hash.sum())

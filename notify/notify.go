@@ -103,8 +103,18 @@ type Config struct {
 	// Enqueuer sends deliveries through the job queue; nil: Deliver sends
 	// them at once.
 	Enqueuer Enqueuer
+	// Mailer, when set, takes email instead of the mail.Sender given to
+	// New: the org's outbox, which sends it by SMTP with retries of its
+	// own, or keeps it (listed under Settings → Mail) when mail is not
+	// configured. An email delivery is then done once the outbox has it.
+	Mailer Mailer
 	// Log is where failed attempts are logged (nothing when nil).
 	Log *slog.Logger
+}
+
+// Mailer hands an org's email on, as mail of a kind (digest, budget_alert).
+type Mailer interface {
+	Mail(ctx context.Context, orgID int64, kind string, m mail.Message) error
 }
 
 // Defaults of Config.
@@ -386,7 +396,7 @@ func (n *Notifier) attempt(ctx context.Context, d store.Delivery) outcome {
 }
 
 func (n *Notifier) sendEmail(ctx context.Context, d store.Delivery) outcome {
-	if n.mail == nil {
+	if n.mail == nil && n.cfg.Mailer == nil {
 		return failed(true, "email is not set up on this server")
 	}
 	var m mail.Message
@@ -395,6 +405,12 @@ func (n *Notifier) sendEmail(ctx context.Context, d store.Delivery) outcome {
 	}
 	ctx, cancel := context.WithTimeout(ctx, mailTimeout)
 	defer cancel()
+	if n.cfg.Mailer != nil {
+		if err := n.cfg.Mailer.Mail(ctx, d.OrgID, d.Kind, m); err != nil {
+			return outcome{err: err, msg: "outbox: " + err.Error()}
+		}
+		return outcome{}
+	}
 	if err := n.mail.Send(ctx, m); err != nil {
 		return outcome{err: err, msg: "email: " + err.Error()}
 	}

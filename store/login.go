@@ -83,3 +83,12 @@ func (s *Store) LoginSucceeded(ctx context.Context, attempt LoginAttempt, clearK
 		WHERE (key = ANY($1) AND id = ANY($2)) OR key = $3`, attempt.keys, attempt.ids, clearKey)
 	return mapError("forget login attempt", err)
 }
+
+// ForgetLoginFailures deletes the failures counted more than olderThan ago,
+// and says how many. Counting a key forgets its own old failures; this
+// forgets those of keys that were never tried again. olderThan must be
+// longer than every window the limits count over, or it lifts limits early.
+func (s *Store) ForgetLoginFailures(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.q.Exec(ctx, `DELETE FROM login_failures WHERE at < now() - $1::interval`, olderThan)
+	return tag.RowsAffected(), mapError("forget login failures", err)
+}

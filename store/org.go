@@ -122,3 +122,12 @@ func (s *Store) OrgsForUser(ctx context.Context, userID int64) ([]UserOrg, error
 	})
 	return orgs, mapError("list orgs for user", err)
 }
+
+// AllOrgs returns every org, for the jobs that visit each (the hourly
+// digest pass, budget evaluation). It is not for requests: they see their
+// own org only.
+func (s *Store) AllOrgs(ctx context.Context) ([]Org, error) {
+	rows, _ := s.q.Query(ctx, `SELECT `+orgColumns+` FROM orgs ORDER BY id`)
+	orgs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Org, error) { return scanOrg(r) })
+	return orgs, mapError("all orgs", err)
+}

@@ -199,6 +199,38 @@ func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Sto
 	return fn(&Store{pool: s.pool, q: conn})
 }
 
+// Unfenced runs fn in a transaction (a savepoint, when s is in one) as the
+// connecting role, even when s is fenced to an org, and hands fn the
+// transaction. It is for libraries that keep tables of their own outside
+// every org and write them in the caller's transaction: River's job insert,
+// so that a job is enqueued exactly when the work that asks for it commits.
+// The fence is restored for the rest of s's transaction. Row-level security
+// does not check what fn does, so fn must not touch tenant tables.
+func (s *Store) Unfenced(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.InTx(ctx, func(st *Store) error {
+		tx := st.q.(pgx.Tx)
+		var role string
+		if err := tx.QueryRow(ctx, `SELECT current_setting('role')`).Scan(&role); err != nil {
+			return fmt.Errorf("store: unfence: %w", err)
+		}
+		if role == "none" {
+			return fn(tx)
+		}
+		if _, err := tx.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
+			return fmt.Errorf("store: unfence: %w", err)
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		// SET LOCAL lasts to the end of the whole transaction, past this
+		// savepoint: the role must be put back by hand.
+		if _, err := tx.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
+			return fmt.Errorf("store: fence again: %w", err)
+		}
+		return nil
+	})
+}
+
 // mapError turns driver errors into the store's sentinels, prefixed by op.
 func mapError(op string, err error) error {
 	if err == nil {

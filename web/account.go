@@ -63,6 +63,10 @@ func (s *Server) handleAccountPassword(c echo.Context) error {
 		if _, err := tx.DeleteUserSessions(ctx, user.ID, 0); err != nil {
 			return err
 		}
+		// A reset link mailed before the change must not undo it.
+		if err := tx.DeletePasswordResets(ctx, user.ID); err != nil {
+			return err
+		}
 		fresh, value, err := tx.CreateSession(ctx, user.ID, sess.OrgID, c.Request().UserAgent())
 		if err != nil {
 			return err

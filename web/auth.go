@@ -119,11 +119,10 @@ func (s *Server) handleSignup(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
 }
 
-// noteSignupForExistingAccount records that someone tried to sign up with
-// the email of an existing account. Burnrate sends no mail yet; when it
-// does, this is where the owner is told ("someone tried to create an
-// account with your address: if it was you, log in"). Until then it is
-// logged, by user id, for an operator to see.
+// noteSignupForExistingAccount tells the owner of an address that someone
+// tried to sign up with it ("if it was you, log in"), at most once an hour
+// an address: anyone can try sign-up as often as they like, and each try
+// would otherwise mail the owner. It is logged, by user id, either way.
 func (s *Server) noteSignupForExistingAccount(ctx context.Context, email string) {
 	u, err := s.store.UserByEmail(ctx, email)
 	if err != nil {
@@ -131,6 +130,19 @@ func (s *Server) noteSignupForExistingAccount(ctx context.Context, email string)
 		return
 	}
 	s.log.InfoContext(ctx, "sign-up for an existing account", slog.Int64("user_id", u.ID))
+	if s.mailer == nil {
+		return
+	}
+	_, err = s.store.BeginLoginAttempt(ctx, time.Hour, store.LoginLimit{Key: "notice:" + loginEmailKey(u.Email), Max: maxSignupNoticesHour})
+	if errors.Is(err, store.ErrTooManyAttempts) {
+		return
+	}
+	if err == nil {
+		err = s.mailer.QueueSignupNotice(ctx, s.store, u.Email)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-up for an existing account: mail its owner", slog.Any("error", err))
+	}
 }
 
 func (s *Server) handleLoginShow(c echo.Context) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -113,11 +114,28 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 	if f.Error != "" {
 		return s.membersPage(c, http.StatusUnprocessableEntity, f)
 	}
-	_, token, err := s.db(c).CreateInvite(c.Request().Context(), currentOrg(c).ID, f.Email, role, currentUser(c).ID)
+	ctx := c.Request().Context()
+	org, user := currentOrg(c), currentUser(c)
+	// The invite and its email commit together: no mail for an invite
+	// that failed, no invite whose mail was lost.
+	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
+		_, token, err := tx.CreateInvite(ctx, org.ID, f.Email, role, user.ID)
+		if err != nil {
+			return err
+		}
+		f.Link = s.cfg.BaseURL + "/join/" + token
+		if s.mailer == nil {
+			return nil
+		}
+		return s.mailer.QueueInvite(ctx, tx, account.Invite{
+			OrgID: org.ID, OrgName: org.Name, InviterName: user.Name, InviterEmail: user.Email,
+			To: f.Email, Role: role, Link: f.Link,
+		})
+	})
 	if err != nil {
 		return err
 	}
-	f.Link = s.cfg.BaseURL + "/join/" + token
+	f.Mailed, f.MailOff = s.mailer != nil, s.mailer != nil && !s.mailConfigured()
 	return s.membersPage(c, http.StatusCreated, f)
 }
 

@@ -70,6 +70,10 @@ func (s *Server) routes() {
 	e.GET("/join/:token", s.handleInviteShow)
 	e.GET("/digest/unsubscribe", s.handleUnsubscribeShow)
 	e.POST("/digest/unsubscribe", s.handleUnsubscribe)
+	e.GET("/password/forgot", s.handleForgotShow)
+	e.POST("/password/forgot", s.handleForgot)
+	e.GET("/password/reset/:token", s.handleResetShow)
+	e.POST("/password/reset/:token", s.handleReset)
 
 	// Logged in, any org or none. (Middleware is given per route, not per
 	// group: an echo group with middleware also catches unknown paths, which
@@ -100,6 +104,7 @@ func (s *Server) routes() {
 	admin := app(s.requireRole(roleAdmin))
 	e.GET("/settings", s.handleSettingsShow, app()...)
 	e.POST("/settings", s.handleSettingsUpdate, admin...)
+	e.GET("/settings/mail", s.handleMailShow, admin...)
 	e.GET("/members", s.handleMembers, app()...)
 	e.POST("/members/:user_id/role", s.handleMemberRole, admin...)
 	e.POST("/members/:user_id/remove", s.handleMemberRemove, admin...)

@@ -18,7 +18,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
@@ -66,6 +69,15 @@ type Config struct {
 	// (no job queue), posts only to public addresses, and has no mail
 	// sender.
 	Notifier *notify.Notifier
+	// AfterImport is called in the transaction of every upload that
+	// succeeds (see ingest.Importer.AfterImport).
+	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
+	// Outbox queues the mail pages send (invites, sign-up notices), and
+	// Queue the jobs they start (a password reset request). Nil sends
+	// none: invite links still work when copied, and a password reset
+	// request goes nowhere.
+	Outbox *mail.Outbox
+	Queue  *jobs.Queue
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -80,6 +92,7 @@ type Server struct {
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
 	imports  *importSlots    // imports running per org (body.go)
 	notifier *notify.Notifier
+	mailer   *account.Mailer // nil without an outbox
 }
 
 // NewServer wires the routes and middleware.
@@ -109,6 +122,10 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	s.importer.AfterImport = cfg.AfterImport
+	if cfg.Outbox != nil {
+		s.mailer = &account.Mailer{Outbox: cfg.Outbox, BaseURL: cfg.BaseURL}
+	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
@@ -136,6 +153,12 @@ func forwardedTrust(proxies []netip.Prefix) (echo.IPExtractor, echo.SchemeExtrac
 		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
 	}
 	return echo.ExtractIPFromXFFHeader(opts...), echo.ExtractSchemeFromHeaders(opts...)
+}
+
+// mailConfigured reports whether the mail pages queue is delivered (rather
+// than kept in the outbox, or not made at all).
+func (s *Server) mailConfigured() bool {
+	return s.cfg.Outbox != nil && s.cfg.Outbox.Configured()
 }
 
 // ServeHTTP serves a request.

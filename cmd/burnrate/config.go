@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/burnrate/burnrate/mail"
 )
 
 // Config is everything Burnrate reads from its environment. There is no
@@ -25,8 +27,11 @@ type Config struct {
 	LogFormat      string
 	MaxUploadBytes int64
 	RunMigrations  bool
-	SMTPURL        string
-	Stripe         StripeConfig
+	// SMTPURL is where mail goes (empty: mail is kept in the outbox, not
+	// sent); MailFrom is who it is from.
+	SMTPURL  string
+	MailFrom string
+	Stripe   StripeConfig
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
 	// X-Forwarded-Proto are believed (none: the connecting address is the
 	// client).
@@ -78,6 +83,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		BaseURL:     strings.TrimRight(or("BASE_URL", ""), "/"),
 		LogFormat:   or("LOG_FORMAT", "text"),
 		SMTPURL:     secret("SMTP_URL"),
+		MailFrom:    or("MAIL_FROM", mail.DefaultFrom),
 		Stripe: StripeConfig{
 			SecretKey:     secret("STRIPE_SECRET_KEY"),
 			WebhookSecret: secret("STRIPE_WEBHOOK_SECRET"),
@@ -126,9 +132,13 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}
 	if cfg.SMTPURL != "" {
-		if u, err := url.Parse(cfg.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") {
-			errs = append(errs, errors.New("SMTP_URL: want smtp://user:password@host:587 or smtps://…"))
+		// The error never repeats the URL: it may hold a password.
+		if _, err := mail.NewSMTP(cfg.SMTPURL, mail.DefaultFrom); err != nil {
+			errs = append(errs, fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
 		}
+	}
+	if _, err := mail.ParseFrom(cfg.MailFrom); err != nil {
+		errs = append(errs, fmt.Errorf("MAIL_FROM: %v", err))
 	}
 	proxies, err := parseProxies(getenv("TRUSTED_PROXIES"))
 	if err != nil {

@@ -60,3 +60,31 @@ func TestConfigWebhookAllowPrivate(t *testing.T) {
 		t.Fatalf("WEBHOOK_ALLOW_PRIVATE=yes: %v", err)
 	}
 }
+
+func TestConfigMail(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.SMTPURL != "" || cfg.MailFrom != "Burnrate <burnrate@localhost>" {
+		t.Fatalf("mail defaults = %q %q, %v", cfg.SMTPURL, cfg.MailFrom, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"SMTP_URL": "smtps://u:s3cret@smtp.example.com", "MAIL_FROM": "Burnrate <costs@example.com>"}))
+	if err != nil || cfg.MailFrom != "Burnrate <costs@example.com>" {
+		t.Fatalf("mail config = %q, %v", cfg.MailFrom, err)
+	}
+	for _, bad := range []map[string]string{
+		{"SMTP_URL": "http://u:s3cret@smtp.example.com"},
+		{"SMTP_URL": "smtp://u:s3cret@smtp.example.com:70000"},
+		{"MAIL_FROM": "costs at example dot com"},
+	} {
+		_, err := loadConfig(env(bad))
+		key := "SMTP_URL"
+		if _, ok := bad["MAIL_FROM"]; ok {
+			key = "MAIL_FROM"
+		}
+		if err == nil || !strings.Contains(err.Error(), key+":") {
+			t.Errorf("%v: err = %v, want a %s error", bad, err, key)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%v: the error shows the password: %v", bad, err)
+		}
+	}
+}

@@ -69,7 +69,12 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	bg, err := newJobs(st, cfg, log)
+	if err != nil {
+		return err
+	}
 	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	im.AfterImport = afterImport(bg.Queue())
 	res, err := demo.Seed(ctx, st, im, org, time.Now())
 	if err != nil {
 		return err

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/digest"
-	"github.com/burnrate/burnrate/mail"
-	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -74,11 +72,13 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		}
 		*when = set.When
 	}
-	// No mail sender yet: email deliveries are recorded as failed ("email
-	// is not set up on this server"); Slack and webhooks go out.
-	var sender mail.Sender
-	n := notify.New(db.store, sender, notify.Config{BaseURL: cfg.BaseURL, AllowPrivate: cfg.WebhookAllowPrivate, Log: log})
-	out, err := digest.Send(ctx, db.store, n, org, day, *when)
+	// The deliveries are recorded here and sent by the jobs of a running
+	// serve or worker, like the scheduled digest's.
+	bg, err := newJobs(db.store, cfg, log)
+	if err != nil {
+		return err
+	}
+	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, *when)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,12 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		}
 		mapping = ingest.MappingFrom(m)
 	}
+	bg, err := newJobs(db.store, cfg, log)
+	if err != nil {
+		return err
+	}
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	im.AfterImport = afterImport(bg.Queue())
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them, as uploads in the browser are.
 	prices, err := advisor.LoadOrgPrices(ctx, db.store, org.ID, advisor.PriceOverrides, time.Now())

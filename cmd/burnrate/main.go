@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
 	"github.com/burnrate/burnrate/store"
@@ -30,7 +30,8 @@ const usage = `Burnrate: what your team spends on GPUs and LLM APIs, against bud
 Usage: burnrate <command> [flags]
 
 Commands:
-  serve                      run the web app on ADDR (default :8080)
+  serve                      run the web app on ADDR (default :8080), and background jobs
+  worker                     run background jobs only (digests, alerts, mail, cleanup)
   migrate up|down N|version  manage the database schema
   org create --name NAME --owner-email EMAIL [--password P] [--json]
                              create an org and print its slug and an API token
@@ -82,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return runServe(ctx, cfg, log, rest)
+	case "worker":
+		return runWorker(ctx, cfg, log, rest)
 	case "migrate":
 		return runMigrate(ctx, cfg, log, rest, stdout)
 	case "org":
@@ -141,25 +144,11 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 	db.store = st
 	// Imports a crashed process left processing are failed by whichever
 	// process starts next; those another live process runs are left alone.
-	failInterruptedImports(ctx, st, log)
+	// A failure to sweep is logged, not fatal: the sweep job tries again.
+	if err := jobs.SweepInterruptedImports(ctx, st, log); err != nil && ctx.Err() == nil {
+		log.Warn("cannot look for interrupted imports", slog.Any("error", err))
+	}
 	return db, nil
-}
-
-// failInterruptedImports marks failed the imports whose importer is gone
-// (ingest.FailInterrupted), and logs them. A failure to sweep is logged,
-// not fatal: the next sweep tries again.
-func failInterruptedImports(ctx context.Context, st *store.Store, log *slog.Logger) {
-	failed, err := ingest.FailInterrupted(ctx, st)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Warn("cannot look for interrupted imports", slog.Any("error", err))
-		}
-		return
-	}
-	for _, imp := range failed {
-		log.Warn("an import was interrupted (its server stopped mid-file); marked it failed",
-			slog.Int64("org_id", imp.OrgID), slog.Int64("import_id", imp.ID), slog.String("file", imp.FileName))
-	}
 }
 
 // privatePostgres is the embedded default: a Postgres cluster of Burnrate's
@@ -223,26 +212,23 @@ func sharedPostgres(ctx context.Context, note string) (string, error) {
 	}
 }
 
-// checkSchema refuses to run against a database whose schema is behind this
-// binary's (RUN_MIGRATIONS=0 and nobody ran 'burnrate migrate up').
+// checkSchema refuses to run against a database whose schema is not this
+// binary's (RUN_MIGRATIONS=0 and nobody ran 'burnrate migrate up', or a
+// newer binary migrated it), River's tables included.
 func checkSchema(url string) error {
-	m, err := migrations.New(url)
+	st, err := migrations.StatusOf(url)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	have, dirty, err := m.Version()
-	if err != nil && !errors.Is(err, migrateErrNilVersion) {
-		return err
+	if st.Current() {
+		return nil
 	}
 	want, err := migrations.Latest()
 	if err != nil {
 		return err
 	}
-	if dirty || have != want {
-		return fmt.Errorf("database schema is at version %d (dirty=%v), this binary needs %d: run 'burnrate migrate up'", have, dirty, want)
-	}
-	return nil
+	return fmt.Errorf("database schema is at version %d (dirty=%v), River's at %d; this binary needs %d and River's %d: run 'burnrate migrate up'",
+		st.Version, st.Dirty, st.River, want, migrations.RiverLatest())
 }
 
 func (db *database) close() {

@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/store"
@@ -160,7 +163,9 @@ func TestImportCommand(t *testing.T) {
 }
 
 // TestMigrateDownAndUp runs every down migration and every up migration
-// again, so that the down files stay true to the up files.
+// again, so that the down files stay true to the up files, and checks that
+// River's tables go and come back with the app's: migrated all the way
+// down, the database holds nothing of Burnrate.
 func TestMigrateDownAndUp(t *testing.T) {
 	t.Parallel()
 	url := storetest.URL(t)
@@ -173,19 +178,53 @@ func TestMigrateDownAndUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	riverTables := func() []string {
+		t.Helper()
+		conn, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		rows, _ := conn.Query(context.Background(), `
+			SELECT relname::text FROM pg_class
+			WHERE relname LIKE 'river\_%' AND relkind = 'r' ORDER BY relname`)
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	wantRiver := []string{"river_job", "river_leader", "river_migration", "river_notification", "river_queue"}
+	if got := riverTables(); !slices.Equal(got, wantRiver) {
+		t.Fatalf("River's tables after migrate up = %v, want %v", got, wantRiver)
+	}
+
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"migrate", "down", strconv.Itoa(len(ups))}, e, &out, &bytes.Buffer{}); err != nil {
+	if err := run(context.Background(), []string{"migrate", "down", "1"}, e, &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("down 1: %v", err)
+	}
+	if want := fmt.Sprintf("version: %d dirty: false\nriver: %d\n", latest-1, migrations.RiverLatest()); out.String() != want {
+		t.Fatalf("after down 1: %q, want %q (River's tables stay while the app's schema does)", out.String(), want)
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"migrate", "down", strconv.Itoa(len(ups) - 1)}, e, &out, &bytes.Buffer{}); err != nil {
 		t.Fatalf("down: %v", err)
 	}
-	if !strings.Contains(out.String(), "none") {
-		t.Fatalf("after down all: %q", out.String())
+	if want := "version: none (empty database)\nriver: none\n"; out.String() != want {
+		t.Fatalf("after down all: %q, want %q", out.String(), want)
+	}
+	if got := riverTables(); len(got) != 0 {
+		t.Fatalf("River's tables left after migrating all the way down: %v", got)
 	}
 	out.Reset()
 	if err := run(context.Background(), []string{"migrate", "up"}, e, &out, &bytes.Buffer{}); err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	if want := "version: " + strconv.Itoa(int(latest)) + " dirty: false"; !strings.Contains(out.String(), want) {
+	if want := fmt.Sprintf("version: %d dirty: false\nriver: %d\n", latest, migrations.RiverLatest()); out.String() != want {
 		t.Fatalf("after up: %q, want %q", out.String(), want)
+	}
+	if got := riverTables(); !slices.Equal(got, wantRiver) {
+		t.Fatalf("River's tables after down and up = %v, want %v", got, wantRiver)
 	}
 }
 
@@ -230,5 +269,33 @@ func TestCommandsShareThePrivatePostgres(t *testing.T) {
 	}
 	if _, err := os.Stat(note); !os.IsNotExist(err) {
 		t.Fatalf("the note of the running cluster outlived it: %v", err)
+	}
+}
+
+// TestServeRefusesAnOutdatedSchema: with RUN_MIGRATIONS=0, serve refuses a
+// database whose River schema is behind the binary's, as it does one whose
+// app schema is, and 'migrate up' brings it level.
+func TestServeRefusesAnOutdatedSchema(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// As if the database had been migrated by a binary with an older River.
+	if _, err := conn.Exec(context.Background(), `DELETE FROM river_migration WHERE version = $1`, migrations.RiverLatest()); err != nil {
+		t.Fatal(err)
+	}
+	e := env(map[string]string{"DATABASE_URL": url, "RUN_MIGRATIONS": "0", "ADDR": "127.0.0.1:0", "LOG_LEVEL": "error"})
+	err = run(context.Background(), []string{"serve"}, e, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "run 'burnrate migrate up'") {
+		t.Fatalf("serve on an outdated River schema: %v", err)
+	}
+	if err := run(context.Background(), []string{"migrate", "up"}, e, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkSchema(url); err != nil {
+		t.Fatalf("after migrate up: %v", err)
 	}
 }

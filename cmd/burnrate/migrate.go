@@ -8,13 +8,11 @@ import (
 	"log/slog"
 	"strconv"
 
-	"github.com/golang-migrate/migrate/v4"
-
 	"github.com/burnrate/burnrate/migrations"
 )
 
-var migrateErrNilVersion = migrate.ErrNilVersion
-
+// runMigrate moves the schema: the app's migrations and River's together
+// (see package migrations).
 func runMigrate(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
 		return errors.New("migrate: want up, down N, or version")
@@ -28,14 +26,9 @@ func runMigrate(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		defer stop()
 		url = u
 	}
-	m, err := migrations.New(url)
-	if err != nil {
-		return err
-	}
-	defer m.Close()
 	switch args[0] {
 	case "up":
-		if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
+		if err := migrations.Up(url); err != nil {
 			return err
 		}
 	case "down":
@@ -46,21 +39,26 @@ func runMigrate(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		if err != nil || n <= 0 {
 			return fmt.Errorf("migrate down: %q is not a positive number of steps", args[1])
 		}
-		if err := m.Steps(-n); err != nil {
+		if err := migrations.Down(url, n); err != nil {
 			return err
 		}
 	case "version":
 	default:
 		return fmt.Errorf("migrate: unknown subcommand %q: want up, down N, or version", args[0])
 	}
-	v, dirty, err := m.Version()
-	if errors.Is(err, migrate.ErrNilVersion) {
-		fmt.Fprintln(stdout, "version: none (empty database)")
-		return nil
-	}
+	st, err := migrations.StatusOf(url)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "version: %d dirty: %v\n", v, dirty)
+	if st.None {
+		fmt.Fprintln(stdout, "version: none (empty database)")
+	} else {
+		fmt.Fprintf(stdout, "version: %d dirty: %v\n", st.Version, st.Dirty)
+	}
+	if st.River == 0 {
+		fmt.Fprintln(stdout, "river: none")
+	} else {
+		fmt.Fprintf(stdout, "river: %d\n", st.River)
+	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -81,26 +80,35 @@ func TestServeFailsInterruptedImportsAtStart(t *testing.T) {
 	if got, _ := st.Import(context.Background(), org.ID, live.ID); got.Status != store.ImportProcessing {
 		t.Errorf("the other server's running import is %q, want processing", got.Status)
 	}
+	// And serve runs the periodic sweep as a job from then on.
+	waitJob(t, st, "sweep_imports")
+	if got, _ := st.Import(context.Background(), org.ID, live.ID); got.Status != store.ImportProcessing {
+		t.Errorf("the sweep job failed the other server's running import: %q", got.Status)
+	}
 	cancel()
 	if err := <-served; err != nil {
 		t.Fatalf("serve: %v", err)
 	}
 }
 
-// TestServeSweepsPeriodically runs serve's sweep on a short period: an
-// import whose server dies after the start is failed on a later tick.
-func TestServeSweepsPeriodically(t *testing.T) {
-	t.Parallel()
-	st := storetest.New(t)
-	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
-	ctx, cancel := context.WithCancel(context.Background())
-	var sweeping sync.WaitGroup
-	sweeping.Go(func() {
-		sweepInterruptedImports(ctx, st, slog.New(slog.NewTextHandler(io.Discard, nil)), 50*time.Millisecond)
-	})
-	defer func() { cancel(); sweeping.Wait() }()
-	dead := storetest.AbandonedImport(t, st, org.ID)
-	if got := waitStatus(t, st, dead, store.ImportFailed); got.Error != ingest.InterruptedMessage {
-		t.Fatalf("error = %q, want %q", got.Error, ingest.InterruptedMessage)
+// waitJob waits until a job of kind has completed, or fails after 30
+// seconds.
+func waitJob(t *testing.T, st *store.Store, kind string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := st.Pool().QueryRow(context.Background(),
+			`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'completed'`, kind).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s job completed after 30s", kind)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/url"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
-	"github.com/peterldowns/pgtestdb/migrators/golangmigrator"
 
 	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/pgcluster"
@@ -117,8 +117,17 @@ func URL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("storetest: TEST_DATABASE_URL: %v", err)
 	}
-	migrator := golangmigrator.New(".", golangmigrator.WithFS(migrations.FS))
-	return pgtestdb.Custom(t, conf, migrator).URL()
+	return pgtestdb.Custom(t, conf, migrator{}).URL()
+}
+
+// migrator makes the template database the way 'burnrate migrate up' makes
+// a real one: the app's migrations and River's.
+type migrator struct{}
+
+func (migrator) Hash() (string, error) { return migrations.Hash() }
+
+func (migrator) Migrate(_ context.Context, _ *sql.DB, template pgtestdb.Config) error {
+	return migrations.Up(template.URL())
 }
 
 // New returns a Store on a fresh, migrated database for t.

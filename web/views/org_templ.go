@@ -347,7 +347,17 @@ func SettingsPage(s Shell, f SettingsForm) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</fieldset></form></article><p><a href=\"/members\">Members and invites</a> · <a href=\"/tokens\">API tokens</a> · <a href=\"/settings/notifications\" data-testid=\"notifications-link\">Notifications</a> · <a href=\"/settings/digest\" data-testid=\"digest-link\">Daily digest</a></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</fieldset></form></article><p><a href=\"/members\">Members and invites</a> · <a href=\"/tokens\">API tokens</a> · <a href=\"/settings/notifications\" data-testid=\"notifications-link\">Notifications</a> · <a href=\"/settings/digest\" data-testid=\"digest-link\">Daily digest</a> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if s.CanAdmin() {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "· <a href=\"/settings/mail\" data-testid=\"mail-link\">Mail</a>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

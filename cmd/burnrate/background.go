@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/mail"
+	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/schedule"
+	"github.com/burnrate/burnrate/store"
+)
+
+// background is the job client every process uses (serve and worker run
+// it, the other commands only enqueue with it) and the outbox mail is
+// queued in.
+type background struct {
+	*jobs.Client
+	outbox   *mail.Outbox
+	notifier *notify.Notifier
+}
+
+// newJobs builds the background. It lists every kind of job Burnrate has: a
+// new kind registers its worker here, and a new periodic job joins the list
+// below (see package jobs). Workers that queue mail get the outbox.
+func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error) {
+	var sender mail.Sender // nil: mail is kept in the outbox
+	if cfg.SMTPURL != "" {
+		s, err := mail.NewSMTP(cfg.SMTPURL, cfg.MailFrom)
+		if err != nil {
+			return nil, fmt.Errorf("SMTP_URL: %w", err)
+		}
+		sender = s
+	}
+	queue := jobs.NewQueue()
+	outbox := mail.NewOutbox(queue, sender != nil)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
+	river.AddWorker(workers, &jobs.SweepImportsWorker{Store: st, Log: log})
+	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
+	river.AddWorker(workers, &account.ResetRequestWorker{Store: st, Mailer: &account.Mailer{Outbox: outbox, BaseURL: cfg.BaseURL}, Log: log})
+	// Digests and alerts are recorded per channel by the notifier and sent
+	// by jobs; their email goes through the outbox like all mail.
+	notifier := notify.New(st, nil, notify.Config{
+		BaseURL:      cfg.BaseURL,
+		AllowPrivate: cfg.WebhookAllowPrivate,
+		Enqueuer:     schedule.Enqueuer{Queue: queue, Store: st},
+		Mailer:       outboxMailer{outbox: outbox, store: st},
+		Log:          log,
+	})
+	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log})
+	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
+	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
+	if err != nil {
+		return nil, err
+	}
+	return &background{Client: c, outbox: outbox, notifier: notifier}, nil
+}
+
+// outboxMailer hands the notifier's email to the outbox, as the org's mail.
+type outboxMailer struct {
+	outbox *mail.Outbox
+	store  *store.Store
+}
+
+func (m outboxMailer) Mail(ctx context.Context, orgID int64, kind string, msg mail.Message) error {
+	_, err := m.outbox.Queue(ctx, m.store, orgID, kind, msg)
+	return err
+}
+
+// logMailConfig says at start where mail goes.
+func logMailConfig(cfg Config, log *slog.Logger) {
+	if cfg.SMTPURL == "" {
+		log.Info("mail is not configured (SMTP_URL): emails are kept in the outbox (Settings → Mail), not sent")
+		return
+	}
+	log.Info("mail goes out by SMTP", slog.String("from", cfg.MailFrom))
+}
+
+// afterImport is what every import does inside its own transaction, from
+// every way in (upload, API, 'burnrate import', 'burnrate demo'): it
+// enqueues the org's budget evaluation, which therefore exists exactly
+// when the import commits.
+func afterImport(q *jobs.Queue) func(ctx context.Context, tx *store.Store, orgID, importID int64) error {
+	return func(ctx context.Context, tx *store.Store, orgID, _ int64) error {
+		return schedule.EnqueueEvaluation(ctx, q, tx, orgID)
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+)
+
+// runWorker is 'burnrate worker': the background jobs without the web app,
+// for installs that run them apart. Any number of workers and serve
+// processes share the jobs of one database. It stops on SIGINT or SIGTERM,
+// letting running jobs finish (jobs.DefaultStopTimeout).
+func runWorker(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	bg, err := newJobs(db.store, cfg, log)
+	if err != nil {
+		return err
+	}
+	logMailConfig(cfg, log)
+	log.Info("Burnrate worker is ready")
+	if err := bg.Run(ctx); err != nil {
+		return err
+	}
+	log.Info("Burnrate worker stopped")
+	return nil
+}
