@@ -97,9 +97,9 @@ func TestDigestArrivesOnceFromTwoServers(t *testing.T) {
 		}
 	}()
 
-	msgs := smtp.Wait(t, 2)
+	smtp.Wait(t, 2)
 	time.Sleep(2 * time.Second) // room for a duplicate, were there one
-	msgs = smtp.Messages()
+	msgs := smtp.Messages()
 	if len(msgs) != 2 {
 		t.Fatalf("%d emails arrived, want 2 (owner and admin, once each)", len(msgs))
 	}
