@@ -11,7 +11,7 @@
 //
 //	workers := river.NewWorkers()
 //	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
-//	river.AddWorker(workers, &digest.Worker{…}) // one line per kind of job
+//	schedule.Register(workers, loop)            // the daily loop's kinds
 //	client, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: jobs.Maintenance(jobs.MaintenanceIntervals{})})
 //	err = client.Run(ctx) // until ctx ends, then a graceful stop
 //
@@ -37,30 +37,17 @@
 // cmd/burnrate. Workers that enqueue more jobs (or queue mail, through a
 // mail.Outbox) are built before their client: cmd/burnrate makes the Queue
 // first with NewQueue, hands it to them, and New binds it (Config.Queue).
-// Inside Work, QueueFrom(ctx) is the queue of the client working the job.
 //
 // "Once per X" is a unique job: InsertOpts.UniqueOpts ByPeriod (once per
 // hour, per day) and ByArgs (once per org, per budget and period). River
 // skips the insert of a duplicate, whichever process tries it. Every makes a
 // periodic job that is unique per its interval.
 //
-// # Hooks for the daily loop
+// # The daily loop
 //
-// Work that other packages add, and where it plugs in:
-//
-//   - The per-org digest at the org's local hour: a periodic job every
-//     Every(time.Hour, …) whose worker enqueues, for each org whose local
-//     time has just reached its digest hour, a digest job unique ByArgs on
-//     (org, local date), so each org gets one digest a day however many
-//     processes or retries there are. The digest's mail goes out through
-//     mail.Outbox (package mail), in the digest job's transaction.
-//   - Budget evaluation after every import: ingest.Importer.AfterImport
-//     (and web.Config.AfterImport, for uploads) is called inside the
-//     import's own transaction with the org and import; set it to a
-//     function that calls Queue.Insert with the transaction's store, so the
-//     evaluation is enqueued exactly when the import commits. And hourly: a
-//     periodic job from Every(time.Hour, …) that evaluates every org (or
-//     enqueues one evaluation per org, unique ByArgs and ByPeriod).
+// Package schedule holds the digest and budget evaluation jobs and the
+// delivery of what they produce; cmd/burnrate registers them beside this
+// package's own.
 //
 // Maintenance is this package's own periodic work: expired sessions, old
 // log-in failures, dead password reset links and outbox mail past

@@ -55,12 +55,7 @@ func Register(w *river.Workers, l *Loop) {
 // Periodic are the loop's periodic jobs: the digest pass and budget
 // evaluation, each hourly (unique per hour, so two processes enqueue one).
 func Periodic() []*river.PeriodicJob {
-	hourly := func(args river.JobArgs) *river.PeriodicJob {
-		return river.NewPeriodicJob(river.PeriodicInterval(time.Hour), func() (river.JobArgs, *river.InsertOpts) {
-			return args, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
-		}, &river.PeriodicJobOpts{ID: args.Kind(), RunOnStart: true})
-	}
-	return []*river.PeriodicJob{hourly(DigestHourArgs{}), hourly(EvaluateAllArgs{})}
+	return []*river.PeriodicJob{jobs.Every(time.Hour, DigestHourArgs{}, true), jobs.Every(time.Hour, EvaluateAllArgs{}, true)}
 }
 
 // Enqueuer is the notifier's way into the job queue: each recorded
