@@ -63,6 +63,7 @@ type Config struct {
 type Client struct {
 	river       *river.Client[pgx.Tx]
 	queue       *Queue
+	works       bool // has workers: Run may start it
 	log         *slog.Logger
 	stopTimeout time.Duration
 }
@@ -95,7 +96,7 @@ func New(st *store.Store, cfg Config) (*Client, error) {
 		q = NewQueue()
 	}
 	q.river = rv
-	return &Client{river: rv, queue: q, log: cfg.Log, stopTimeout: cfg.StopTimeout}, nil
+	return &Client{river: rv, queue: q, log: cfg.Log, stopTimeout: cfg.StopTimeout, works: cfg.Workers != nil}, nil
 }
 
 // Queue enqueues jobs with this client.
@@ -108,12 +109,29 @@ func (c *Client) River() *river.Client[pgx.Tx] { return c.river }
 // Run works jobs until ctx ends, then stops gracefully: no new jobs are
 // fetched, and running ones get the stop timeout to finish before their
 // contexts are cancelled (a cancelled job is retried later, here or
-// elsewhere). It returns an error if River cannot start.
+// elsewhere). When River cannot start because the database is away (being
+// restarted, say), Run logs it and tries again with backoff, so that a web
+// app serving beside it is not taken down with it; the error is returned
+// only for a client without workers, which can never work jobs.
 func (c *Client) Run(ctx context.Context) error {
-	// Cancelling the context River starts with would cancel running jobs
-	// at once; the stop below is the graceful one.
-	if err := c.river.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("jobs: start: %w", err)
+	if !c.works {
+		return errors.New("jobs: this client has no workers: it only enqueues")
+	}
+	wait := time.Second
+	for {
+		// Cancelling the context River starts with would cancel running
+		// jobs at once; the stop below is the graceful one.
+		err := c.river.Start(context.WithoutCancel(ctx))
+		if err == nil {
+			break
+		}
+		c.log.Error("cannot start background jobs; trying again", slog.Duration("retry_in", wait), slog.Any("error", err))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
 	}
 	<-ctx.Done()
 	return c.stop()

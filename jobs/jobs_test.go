@@ -1,12 +1,17 @@
 package jobs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log/slog"
+	"net"
+	neturl "net/url"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -414,3 +419,111 @@ func TestRunStopsGracefully(t *testing.T) {
 		t.Fatalf("the running job did not finish before Run returned (%d runs, stopped in %s)", len(runs), time.Since(start))
 	}
 }
+
+// TestRunWaitsForTheDatabase: with the database away when the process
+// starts, Run keeps trying to start (and says so) rather than failing, and
+// works jobs once the database is back.
+func TestRunWaitsForTheDatabase(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A door to the database that refuses connections until opened.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var open atomic.Bool
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if !open.Load() {
+				conn.Close()
+				continue
+			}
+			go func() {
+				defer conn.Close()
+				db, err := net.Dial("tcp", target.Host)
+				if err != nil {
+					return
+				}
+				defer db.Close()
+				go func() { _, _ = io.Copy(db, conn) }()
+				_, _ = io.Copy(conn, db)
+			}()
+		}
+	}()
+	viaDoor := *target
+	viaDoor.Host = ln.Addr().String()
+	st, err := store.Open(context.Background(), viaDoor.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	logs := &bytes.Buffer{}
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	rec := &recorder{}
+	c, err := jobs.New(st, jobs.Config{Workers: tickWorkers("x", rec), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	waitFor(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(logs.String(), "cannot start background jobs; trying again")
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Run gave up while the database was away: %v", err)
+	default:
+	}
+	open.Store(true)
+	other, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	enqueuer, err := jobs.New(other, jobs.Config{Workers: tickWorkers("y", &recorder{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := enqueuer.Queue().Insert(context.Background(), other, tickArgs{N: 9}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(rec.all()) == 1 })
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(jobs.DefaultStopTimeout + 10*time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	// A client without workers cannot run at all.
+	insertOnly, err := jobs.New(st, jobs.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := insertOnly.Run(context.Background()); err == nil {
+		t.Fatal("an enqueue-only client ran")
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

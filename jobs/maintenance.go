@@ -15,7 +15,8 @@ import (
 // interval: when two processes both enqueue it (a leader change, a process
 // starting with RunOnStart), it still runs once per interval. runOnStart
 // also enqueues it when a process becomes leader, for jobs whose interval
-// is longer than a process may live.
+// is longer than a process may live. The job's kind identifies it among the
+// periodic jobs, so a kind is enqueued by one periodic job at most.
 func Every(interval time.Duration, args river.JobArgs, runOnStart bool) *river.PeriodicJob {
 	return river.NewPeriodicJob(river.PeriodicInterval(interval), func() (river.JobArgs, *river.InsertOpts) {
 		return args, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: interval}}
