@@ -140,7 +140,7 @@ func (s *Server) routes() {
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
 	e.GET("/imports/:id", s.handleImportShow, app()...)
 
-	// Dashboard and budgets (issue 4). The dashboard reads rollups only;
+	// Dashboard and budgets. The dashboard reads rollups only;
 	// ?format=json|csv on /dashboard serve its chart data and tables.
 	// Budgets are read by every member and changed by admins and owners.
 	budgetAdmin := app(s.requireBudgetAdmin)
@@ -169,7 +169,7 @@ func (s *Server) routes() {
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
 
-	// --- GPU advisor, break-even and prices (issues 5 and 6) ---
+	// --- GPU advisor, break-even and prices ---
 	// The advisor and break-even pages are GETs of pure computations: their
 	// URLs are shareable and htmx asks the same URLs for result fragments.
 	// Everyone in the org looks; members save scenarios; admins set prices.
