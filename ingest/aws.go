@@ -130,7 +130,7 @@ func cur2TagKey(k string) string {
 
 // surplusOK lets a legacy CUR header end in tag and cost-category names that
 // no record has cells for. The koku project's CUR sample has such a header
-// (one name more than its rows, as FORMATS.md notes); allowing only tag
+// (one name more than its rows; docs/import-formats.md); allowing only tag
 // columns keeps a row cut short before its costs an error.
 func (p *awsParser) surplusOK(names []string) bool {
 	if p.src != SourceAWSCUR || len(names) == 0 {
