@@ -38,20 +38,6 @@ func (s *Server) handleAdvisor(c echo.Context) error {
 	return render(c, status, views.AdvisorPage(s.shell(c, "GPU advisor", "advisor"), v))
 }
 
-// handleAPIAdvise is POST /api/v1/advise: the `burnrate advise --json`
-// result for a JSON body of the CLI's flags.
-func (s *Server) handleAPIAdvise(c echo.Context) error {
-	var b advisor.AdviseBody
-	if err := decodeJSON(c, &b); err != nil {
-		return err
-	}
-	adv, _, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, adv)
-}
-
 // decodeJSON reads a request body strictly: unknown fields are typos the
 // caller wants to hear about.
 func decodeJSON(c echo.Context, v any) error {

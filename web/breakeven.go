@@ -29,20 +29,6 @@ func (s *Server) handleBreakEven(c echo.Context) error {
 	return s.breakEvenPage(c, c.QueryParams(), nil, "", "")
 }
 
-// handleAPIBreakEven is POST /api/v1/breakeven: the `burnrate breakeven
-// --json` result for a JSON body of the CLI's flags.
-func (s *Server) handleAPIBreakEven(c echo.Context) error {
-	var b advisor.BreakEvenBody
-	if err := decodeJSON(c, &b); err != nil {
-		return err
-	}
-	res, _, err := advisor.BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, res)
-}
-
 // breakEvenPage renders the page (or, for htmx, the results) for the query
 // q, filling what q lacks from the org's own usage.
 func (s *Server) breakEvenPage(c echo.Context, q url.Values, sc *store.Scenario, saveName, saveErr string) error {

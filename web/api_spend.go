@@ -1,0 +1,59 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/spend"
+)
+
+// The spend API: GET /api/v1/spend, the same numbers as the dashboard
+// (package spend).
+
+// apiSpend is GET /api/v1/spend's body.
+type apiSpend struct {
+	Days   []apiSpendDay     `json:"days"`
+	Totals map[string]string `json:"totals"`
+}
+
+type apiSpendDay struct {
+	Date     string            `json:"date"`
+	Currency string            `json:"currency"`
+	Groups   map[string]string `json:"groups"`
+}
+
+// handleAPISpend serves daily spend grouped by one dimension, from
+// daily_spend: both dates included, days in the org's time zone.
+func (s *Server) handleAPISpend(c echo.Context) error {
+	q := c.QueryParams()
+	if q.Get("from") == "" || q.Get("to") == "" {
+		return unprocessable("from and to are required: ?from=YYYY-MM-DD&to=YYYY-MM-DD (both days included)")
+	}
+	if q.Get("range") != "" && q.Get("range") != rangeCustom {
+		return unprocessable("range is not supported here: give from and to")
+	}
+	org := currentOrg(c)
+	sq, err := parseSpendQuery(q, budget.Day(time.Now(), org.Location()))
+	if err != nil {
+		return err
+	}
+	days, totals, err := spend.Daily(c.Request().Context(), s.db(c), org.ID, sq.Filter, sq.Group)
+	if err != nil {
+		return err
+	}
+	out := apiSpend{Days: make([]apiSpendDay, 0, len(days)), Totals: map[string]string{}}
+	for _, d := range days {
+		day := apiSpendDay{Date: d.Day.Format(time.DateOnly), Currency: d.Currency, Groups: map[string]string{}}
+		for g, v := range d.Groups {
+			day.Groups[g] = v.String()
+		}
+		out.Days = append(out.Days, day)
+	}
+	for cur, v := range totals {
+		out.Totals[cur] = v.String()
+	}
+	return c.JSON(http.StatusOK, out)
+}
