@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -176,21 +177,7 @@ func percents(ts []int) string {
 // formatMoney writes an amount with two decimals, thousands separators and
 // its currency: 1,234.50 USD.
 func formatMoney(d decimal.Decimal, currency string) string {
-	s := d.StringFixed(2)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + "." + frac + " " + currency
+	return quantity.Group(d.StringFixed(2)) + " " + currency
 }
 
 // scopeText says what spend a budget counts.

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // The chart's size in points; at the PNG's 96 dpi it is 720 × 300 pixels,
@@ -90,7 +92,7 @@ func (moneyTicks) Ticks(min, max float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = groupThousands(fmt.Sprintf("%.0f", ts[i].Value))
+			ts[i].Label = quantity.Group(fmt.Sprintf("%.0f", ts[i].Value))
 		}
 	}
 	return ts

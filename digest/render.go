@@ -13,6 +13,7 @@ import (
 
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // ChartCID is the Content-ID of the chart in the email: the HTML shows it
@@ -251,15 +252,15 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 	if c.GPUHours.IsPositive() {
 		var gs []string
 		for _, g := range c.GPUs {
-			gs = append(gs, oneLine(orNone(g.GPU))+" "+groupThousands(g.Hours.StringFixed(1)))
+			gs = append(gs, oneLine(orNone(g.GPU))+" "+quantity.Group(g.Hours.StringFixed(1)))
 		}
-		cv.GPUHours = groupThousands(c.GPUHours.StringFixed(1)) + " GPU-hours: " + strings.Join(gs, ", ")
+		cv.GPUHours = quantity.Group(c.GPUHours.StringFixed(1)) + " GPU-hours: " + strings.Join(gs, ", ")
 	}
 	if c.InputTokens+c.OutputTokens > 0 {
-		cv.Tokens = groupThousands(strconv.FormatInt(c.InputTokens, 10)) + " tokens in, " +
-			groupThousands(strconv.FormatInt(c.OutputTokens, 10)) + " out"
+		cv.Tokens = quantity.Group(strconv.FormatInt(c.InputTokens, 10)) + " tokens in, " +
+			quantity.Group(strconv.FormatInt(c.OutputTokens, 10)) + " out"
 		if c.Requests > 0 {
-			cv.Tokens += ", " + groupThousands(strconv.FormatInt(c.Requests, 10)) + " requests"
+			cv.Tokens += ", " + quantity.Group(strconv.FormatInt(c.Requests, 10)) + " requests"
 		}
 	}
 	for _, dr := range c.Drivers {
@@ -359,7 +360,7 @@ func payload(d Digest) map[string]any {
 func Money(d decimal.Decimal, currency string) string {
 	s := d.StringFixed(2)
 	neg := strings.HasPrefix(s, "-")
-	s = groupThousands(strings.TrimPrefix(s, "-"))
+	s = quantity.Group(strings.TrimPrefix(s, "-"))
 	sign := ""
 	if neg {
 		sign = "-"
@@ -373,27 +374,6 @@ func Money(d decimal.Decimal, currency string) string {
 		return sign + "£" + s
 	}
 	return sign + s + " " + currency
-}
-
-// groupThousands puts commas in the integer part of a plain decimal number.
-func groupThousands(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String()
 }
 
 func orNone(s string) string {

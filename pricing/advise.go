@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // AdviceRequest describes one job for Advise. Zero values mean the documented defaults.
@@ -746,21 +749,5 @@ func fmtHours(h float64) string {
 
 // fmtInt formats a number rounded to an integer with thousands separators.
 func fmtInt(v float64) string {
-	n := int64(math.Round(v))
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	s := fmt.Sprintf("%d", n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return quantity.Group(strconv.FormatInt(int64(math.Round(v)), 10))
 }

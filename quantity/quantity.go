@@ -249,7 +249,7 @@ func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 
 // bound says what a value of k must be, for an error.
 func (k Kind) bound(neg bool) string {
-	max := group(k.Max.String())
+	max := Group(k.Max.String())
 	switch {
 	case neg && k.Signed && k.Inclusive:
 		return k.Name + " must be at least -" + max
@@ -360,8 +360,14 @@ func scan(t string, human bool) (number, bool) {
 	return n, true
 }
 
-// group writes an integer with thousands separators: 1000000 → 1,000,000.
-func group(s string) string {
+// Group puts thousands separators into a plain decimal number, keeping its
+// sign and fraction: -1234567.5 → -1,234,567.5. Every page, email and
+// message that shows a number writes it so.
+func Group(s string) string {
+	sign := ""
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		sign, s = "-", rest
+	}
 	whole, frac, _ := strings.Cut(s, ".")
 	var b strings.Builder
 	for i, ch := range whole {
@@ -374,7 +380,7 @@ func group(s string) string {
 		b.WriteByte('.')
 		b.WriteString(frac)
 	}
-	return b.String()
+	return sign + b.String()
 }
 
 // shorten keeps an error message readable whatever was sent.

@@ -190,3 +190,14 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+func TestGroup(t *testing.T) {
+	for in, want := range map[string]string{
+		"0": "0", "999": "999", "1000": "1,000", "1234567.5": "1,234,567.5",
+		"-1234.50": "-1,234.50", "-12": "-12", "100000": "100,000",
+	} {
+		if got := Group(in); got != want {
+			t.Errorf("Group(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

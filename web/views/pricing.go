@@ -13,6 +13,7 @@ import (
 
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -124,7 +125,7 @@ func has(v url.Values, key, val string) bool {
 
 func checked(v url.Values, key string) bool { return v.Get(key) != "" }
 
-func usd(d decimal.Decimal) string { return "$" + groupDigits(d.StringFixed(2)) }
+func usd(d decimal.Decimal) string { return "$" + quantity.Group(d.StringFixed(2)) }
 
 func usdPtr(d *decimal.Decimal) string {
 	if d == nil {
@@ -135,34 +136,12 @@ func usdPtr(d *decimal.Decimal) string {
 
 func usd4(d decimal.Decimal) string { return "$" + d.StringFixed(4) }
 
-// groupDigits puts thousands separators into a decimal string.
-func groupDigits(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	out := b.String()
-	if hasFrac {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
-
 func num(f float64) string {
 	switch {
 	case f == 0:
 		return "0"
 	case math.Abs(f) >= 100:
-		return groupDigits(strconv.FormatFloat(math.Round(f), 'f', 0, 64))
+		return quantity.Group(strconv.FormatFloat(math.Round(f), 'f', 0, 64))
 	case math.Abs(f) >= 10:
 		return strconv.FormatFloat(f, 'f', 1, 64)
 	}
