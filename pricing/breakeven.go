@@ -61,6 +61,9 @@ type BreakEvenInput struct {
 	Usage []ModelUsage `json:"usage"`
 	// Substitutes override the tier table: API model → open model, or "none".
 	Substitutes map[string]string `json:"substitutes"`
+	// DatacenterOnly leaves consumer GPUs and peer-marketplace offers out of the catalog search;
+	// nil means on (serving, see DatacenterOnlyDefault).
+	DatacenterOnly *bool `json:"datacenter_only"`
 }
 
 // BreakEvenResult is the outcome for the primary API model; its JSON is the `burnrate breakeven
@@ -460,7 +463,8 @@ func (s *scenario) chooseFromCatalog(in BreakEvenInput, cat *Catalog, sm serving
 	for _, inst := range cat.instances {
 		g, ok := cat.gpus[inst.GPU]
 		if !ok || inst.Fractional() || inst.Suspicious || (gpu.Name != "" && g.Name != gpu.Name) ||
-			(len(providers) > 0 && !providers[inst.Provider]) {
+			(len(providers) > 0 && !providers[inst.Provider]) ||
+			((in.DatacenterOnly == nil || *in.DatacenterOnly) && (g.Class == ClassConsumer || Marketplace(inst.Provider))) {
 			continue
 		}
 		if c, ok := sm.candidate(in, inst, g, spotOverhead, volume); ok && c.beats(best) {
