@@ -111,10 +111,10 @@ func rememberDatacenterOnly(c echo.Context, form url.Values) {
 	v := form.Get(datacenterCookie)
 	switch {
 	case asked && (v == "on" || v == "off"):
-		c.SetCookie(&http.Cookie{Name: datacenterCookie, Value: v, Path: "/advisor", MaxAge: 365 * 24 * 3600,
+		c.SetCookie(&http.Cookie{Name: datacenterCookie, Value: v, Path: "/", MaxAge: 365 * 24 * 3600,
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
 	case asked:
-		c.SetCookie(&http.Cookie{Name: datacenterCookie, Path: "/advisor", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		c.SetCookie(&http.Cookie{Name: datacenterCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	default:
 		if ck, err := c.Cookie(datacenterCookie); err == nil && (ck.Value == "on" || ck.Value == "off") {
 			form.Set(datacenterCookie, ck.Value)
