@@ -190,6 +190,11 @@ func BreakEven(in BreakEvenInput) (BreakEvenResult, error) {
 	if err != nil {
 		return BreakEvenResult{}, fmt.Errorf("breakeven: %w", err)
 	}
+	for _, u := range in.Usage {
+		if u.InputTokens < 0 || u.CachedTokens < 0 || u.OutputTokens < 0 {
+			return BreakEvenResult{}, fmt.Errorf("breakeven: usage of %s: token counts must not be negative", u.Model)
+		}
+	}
 	var mix *MixBreakEven
 	if len(in.Usage) > 0 {
 		if mix, err = breakEvenMix(in, subs); err != nil {

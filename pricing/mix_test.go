@@ -105,6 +105,12 @@ func TestMixPricesEachModelAtItsOwnRatesAndTier(t *testing.T) {
 	if r.Models[0].Model != "gpt-4o-mini" || r.SelfHost.OpenModel != "llama-3.1-8b" || r.OpenModelSource != "yours" {
 		t.Errorf("primary with substitutes: %s vs %s (%s)", r.Models[0].Model, r.SelfHost.OpenModel, r.OpenModelSource)
 	}
+	if _, err := BreakEven(BreakEvenInput{Usage: []ModelUsage{{Model: "gpt-4o", InputTokens: -1}}}); err == nil || !strings.Contains(err.Error(), "must not be negative") {
+		t.Errorf("negative usage: %v", err)
+	}
+	if _, err := BreakEven(BreakEvenInput{Usage: []ModelUsage{{Model: "gpt-17", InputTokens: 1}}}); err == nil || !strings.Contains(err.Error(), "not in the price table") {
+		t.Errorf("unknown usage model: %v", err)
+	}
 	if _, err := BreakEven(BreakEvenInput{Usage: in.Usage, Substitutes: map[string]string{"gpt-4o": "llama-9"}}); err == nil ||
 		!strings.Contains(err.Error(), "substitute for gpt-4o") {
 		t.Errorf("bad substitute: %v", err)
