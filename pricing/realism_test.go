@@ -240,3 +240,28 @@ func TestServingBenchmarksWithin1_5x(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkAdviseTraining405B(b *testing.B) {
+	DefaultCatalog()
+	req := AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12}
+	for b.Loop() {
+		if _, err := Advise(req, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBreakEvenMix(b *testing.B) {
+	DefaultCatalog()
+	in := BreakEvenInput{Usage: []ModelUsage{
+		{Model: "gpt-4o", InputTokens: 1e9, OutputTokens: 2e8},
+		{Model: "gpt-4o-mini", InputTokens: 2e9, OutputTokens: 5e8},
+		{Model: "gpt-4.1-mini", InputTokens: 5e8, OutputTokens: 1e8},
+		{Model: "claude-sonnet-4-5", InputTokens: 1e8, OutputTokens: 1e7},
+	}}
+	for b.Loop() {
+		if _, err := BreakEven(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

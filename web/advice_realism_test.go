@@ -144,4 +144,19 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 			t.Errorf("option %v", m)
 		}
 	}
+	// The memory fraction is editable: 0.95 of an 80 GB H100 less the 1 GB reserve is 75 GB usable.
+	_, got = apiCall(t, b, token, "/api/v1/advise", `{"job":"serving","model":"llama-3.1-8b","concurrency":1,"gpu":"H100","provider":"aws","memory_fraction":0.95}`)
+	if o := optionFor(t, got, "p5.4xlarge", "on-demand"); o["memory_available_gb"] != 75.0 || !strings.Contains(o["reason"].(string), "95% of 80 GB − 1 GB reserve") {
+		t.Errorf("memory_fraction 0.95: %v", o)
+	}
+	rec = c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=1&gpu=H100&memory_fraction=0.5")
+	if !strings.Contains(doc(t, rec).Find(`[data-testid=advice-winner]`).Text(), "50% of 80 GB") {
+		t.Errorf("form memory_fraction not applied:\n%s", doc(t, rec).Find(`[data-testid=advice-winner]`).Text())
+	}
+	for _, body := range []string{`{"job":"serving","model":"llama-3.1-8b","concurrency":1,"memory_fraction":1.5}`,
+		`{"job":"serving","model":"llama-3.1-8b","concurrency":1,"memory_fraction":"lots"}`} {
+		if rec, _ := apiCall(t, b, token, "/api/v1/advise", body); rec.Code != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d", body, rec.Code)
+		}
+	}
 }

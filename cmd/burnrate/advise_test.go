@@ -240,6 +240,12 @@ func TestAdviseCLIShowsInstancesAndBadges(t *testing.T) {
 	if !strings.Contains(out.String(), "instances × 4 RTX3090") || !strings.Contains(out.String(), "no ECC") {
 		t.Fatalf("advise printed %s", out.String())
 	}
+	out.Reset()
+	err = run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "1", "--gpu", "H100",
+		"--provider", "aws", "--memory-fraction", "0.95", "--json"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil || !strings.Contains(out.String(), `"memory_available_gb": 75,`) {
+		t.Fatalf("--memory-fraction 0.95 (75 GB usable of 80): %v %.800s", err, out.String())
+	}
 	if err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "4", "--datacenter-only", "maybe"},
 		env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 		t.Error("--datacenter-only maybe accepted")
