@@ -915,6 +915,15 @@ func (r *request) nothingFits() string {
 
 // summarize explains why the winner wins in one sentence.
 func summarize(opts []Option, r *request) string {
+	s := whyWinner(opts, r)
+	if len(opts) > 0 && opts[0].Caveat != "" {
+		s += " " + opts[0].Caveat
+	}
+	return s
+}
+
+// whyWinner is the sentence of summarize without the winner's caveat.
+func whyWinner(opts []Option, r *request) string {
 	if len(opts) == 0 {
 		return "No configuration fits this job with the current filters; see the excluded list for why."
 	}

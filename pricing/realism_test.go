@@ -111,6 +111,10 @@ func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
 	if multi == 0 {
 		t.Fatal("no multi-instance option")
 	}
+	// The summary carries the winner's caveat.
+	if !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
+		t.Errorf("summary %q lacks the caveat %q", a.Summary, a.Options[0].Caveat)
+	}
 }
 
 func TestTraining405BGetsAClusterWithinTheDefaultDeadline(t *testing.T) {
