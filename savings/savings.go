@@ -332,3 +332,7 @@ func money(d decimal.Decimal, currency string) string {
 // num writes a quantity with thousands separators and at most places
 // decimals.
 func num(d decimal.Decimal, places int32) string { return quantity.Group(d.Round(places).String()) }
+
+// Money writes an amount as pages and mail show it: "$1,234.50" in USD,
+// "1,234.50 EUR" otherwise.
+func Money(d decimal.Decimal, currency string) string { return money(d, currency) }
