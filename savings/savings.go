@@ -138,7 +138,8 @@ func DefaultOptions() Options {
 
 // Report is every finding for an org, and their total.
 type Report struct {
-	// From and To bound the bills read: [From, To).
+	// From and To bound the bills read: [From, To), whole days in the
+	// org's time zone.
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	// CoveredDays is how many days of that window the org has bills for;
@@ -179,8 +180,9 @@ func ParsePercent(field, s string) (decimal.Decimal, error) {
 }
 
 // Find runs every finder over org's last WindowDays days of bills up to
-// its latest charge (never past opts.Now), at the org's prices (the
-// catalog with its negotiated overrides).
+// the last day they reach (never past opts.Now's day), at the org's prices
+// (the catalog with its negotiated overrides). Amounts are scaled to a
+// month from the days of that window the org has bills for.
 func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Report, error) {
 	now := opts.Now
 	if now.IsZero() {
@@ -193,37 +195,28 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 		return Report{}, advisor.BadInput("commit_discount must be at least 0 and below 100%%")
 	}
 	rep := Report{RoutingShare: opts.RoutingShare, CommitDiscount: opts.CommitDiscount, Findings: []Finding{}, Totals: []Amount{}}
-	end, ok, err := st.LatestChargeEnd(ctx, org.ID, now)
-	if err != nil {
-		return rep, fmt.Errorf("savings: %w", err)
-	}
-	if !ok {
-		return rep, nil
-	}
-	if end.After(now) {
-		end = now.UTC()
-	}
+	// The window is whole days in the org's time zone: the last WindowDays
+	// up to the last day its bills reach (today at the latest).
 	loc := org.Location()
-	rep.To, rep.From = end, end.AddDate(0, 0, -WindowDays)
-	first, ok, err := st.EarliestChargeStart(ctx, org.ID, rep.From, rep.To)
+	today := civil(now, loc)
+	_, last, ok, err := st.SpendDays(ctx, org.ID, time.Time{}, today)
 	if err != nil {
 		return rep, fmt.Errorf("savings: %w", err)
 	}
 	if !ok {
 		return rep, nil
 	}
-	covered := rep.To.Sub(first)
-	if first.Before(rep.From) {
-		covered = rep.To.Sub(rep.From)
+	dayTo := last
+	dayFrom := dayTo.AddDate(0, 0, -(WindowDays - 1))
+	first, _, _, err := st.SpendDays(ctx, org.ID, dayFrom, dayTo)
+	if err != nil {
+		return rep, fmt.Errorf("savings: %w", err)
 	}
-	if covered < time.Hour {
-		covered = time.Hour
-	}
-	w := window{
-		loc:   loc,
-		month: decimal.NewFromInt(MonthHours).Div(decimal.NewFromFloat(covered.Hours())),
-	}
-	rep.CoveredDays = decimal.NewFromFloat(covered.Hours()).Div(decimal.NewFromInt(24)).Round(1)
+	covered := int64(dayTo.Sub(first).Hours()/24) + 1
+	w := window{loc: loc, month: decimal.NewFromInt(MonthHours).Div(decimal.NewFromInt(covered * 24))}
+	rep.CoveredDays = decimal.NewFromInt(covered)
+	rep.From = time.Date(dayFrom.Year(), dayFrom.Month(), dayFrom.Day(), 0, 0, 0, 0, loc)
+	rep.To = time.Date(dayTo.Year(), dayTo.Month(), dayTo.Day()+1, 0, 0, 0, 0, loc)
 
 	prices, err := advisor.LoadOrgPrices(ctx, st, org.ID, advisor.PriceOverrides, now)
 	if err != nil {
@@ -237,7 +230,6 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 	if err != nil {
 		return rep, fmt.Errorf("savings: %w", err)
 	}
-	dayFrom, dayTo := civil(rep.From, loc), civil(rep.To.Add(-time.Nanosecond), loc)
 	usage, err := st.LLMUsageByModel(ctx, org.ID, dayFrom, dayTo.AddDate(0, 0, 1))
 	if err != nil {
 		return rep, fmt.Errorf("savings: %w", err)

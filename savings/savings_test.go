@@ -207,10 +207,10 @@ func TestSpotCandidate(t *testing.T) {
 
 	f := only(t, find(t, st, org, savings.DefaultOptions()), savings.KindSpot)
 	// 80 h × 5.672 = 453.76 paid; on spot 80 h × 2.0199 × the advisor's
-	// interruption overhead; over 9 days 8 hours (224 h), × 730/224.
+	// interruption overhead; over the 10 days of bills, × 730/240.
 	ov := decimal.NewFromFloat(pricing.DefaultAssumptions().SpotOverhead()).Round(4)
 	spotCost := decimal.NewFromInt(80).Mul(decimal.RequireFromString("2.0199")).Mul(ov)
-	want := decimal.RequireFromString("453.76").Sub(spotCost).Mul(decimal.NewFromInt(730)).Div(decimal.NewFromInt(224)).Round(2)
+	want := decimal.RequireFromString("453.76").Sub(spotCost).Mul(decimal.NewFromInt(730)).Div(decimal.NewFromInt(240)).Round(2)
 	wantMoney(t, "monthly", f.Monthly, want.String())
 	if f.Monthly.LessThan(decimal.NewFromInt(800)) || f.Monthly.GreaterThan(decimal.NewFromInt(1000)) {
 		t.Errorf("monthly %s is not about (453.76 − 80 × 2.02) × 3.26", f.Monthly)

@@ -70,6 +70,14 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 			FROM charges
 			WHERE org_id = $1 AND x_gpu_hours > 0 AND charge_category = 'Usage'
 				AND charge_period_start >= $2 AND charge_period_start < $3
+				-- Only the imports whose days reach the window (a day's margin
+				-- for a time zone changed since), read through charges' primary
+				-- key (org_id, import_id, line): charges has no index by time.
+				AND import_id IN (
+					SELECT id FROM imports
+					WHERE org_id = $1 AND status = 'succeeded'
+						AND (period_end IS NULL OR period_end >= ($2 AT TIME ZONE $4)::date - 1)
+						AND (period_start IS NULL OR period_start <= ($3 AT TIME ZONE $4)::date + 1))
 		) c
 		GROUP BY provider_name, resource_id, x_instance_type, x_gpu_type, billing_currency, purchase, day
 		ORDER BY provider_name, x_instance_type, resource_id, billing_currency, purchase, day`,
@@ -86,33 +94,19 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 	return out, mapError("gpu resource days", err)
 }
 
-// LatestChargeEnd returns the end of orgID's latest charge that starts
-// before now, and false when it has none: how far its bills reach.
-func (s *Store) LatestChargeEnd(ctx context.Context, orgID int64, now time.Time) (time.Time, bool, error) {
-	var t *time.Time
-	err := s.q.QueryRow(ctx, `
-		SELECT max(charge_period_end) FROM charges WHERE org_id = $1 AND charge_period_start < $2`, orgID, now).Scan(&t)
+// SpendDays returns the first and last day of orgID's daily rollup within
+// [from, to] (days in the org's time zone), and false when it has none: how
+// far its bills reach, read from daily_spend's primary key.
+func (s *Store) SpendDays(ctx context.Context, orgID int64, from, to time.Time) (first, last time.Time, ok bool, err error) {
+	var f, l *time.Time
+	err = s.q.QueryRow(ctx, `
+		SELECT min(day), max(day) FROM daily_spend WHERE org_id = $1 AND day >= $2::date AND day <= $3::date`,
+		orgID, from.Format(time.DateOnly), to.Format(time.DateOnly)).Scan(&f, &l)
 	if err != nil {
-		return time.Time{}, false, mapError("latest charge", err)
+		return time.Time{}, time.Time{}, false, mapError("spend days", err)
 	}
-	if t == nil {
-		return time.Time{}, false, nil
+	if f == nil || l == nil {
+		return time.Time{}, time.Time{}, false, nil
 	}
-	return t.UTC(), true, nil
-}
-
-// EarliestChargeStart returns the start of orgID's first charge in
-// [from, to), and false when there is none.
-func (s *Store) EarliestChargeStart(ctx context.Context, orgID int64, from, to time.Time) (time.Time, bool, error) {
-	var t *time.Time
-	err := s.q.QueryRow(ctx, `
-		SELECT min(charge_period_start) FROM charges WHERE org_id = $1 AND charge_period_start >= $2 AND charge_period_start < $3`,
-		orgID, from, to).Scan(&t)
-	if err != nil {
-		return time.Time{}, false, mapError("earliest charge", err)
-	}
-	if t == nil {
-		return time.Time{}, false, nil
-	}
-	return t.UTC(), true, nil
+	return f.UTC(), l.UTC(), true, nil
 }
