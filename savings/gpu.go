@@ -1,6 +1,7 @@
 package savings
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,13 +124,24 @@ func (g *group) sum() (hours, gpuHours, cost decimal.Decimal) {
 	return
 }
 
-func (g *group) evidence() []Evidence {
+// evidence is the group's resources, the costliest first, at most
+// MaxEvidence of them, and how many more there are.
+func (g *group) evidence() ([]Evidence, int) {
 	out := make([]Evidence, 0, len(g.resources))
 	for _, r := range g.resources {
 		first, last := r.span()
 		out = append(out, r.evidence(first, last))
 	}
-	return out
+	slices.SortFunc(out, func(a, b Evidence) int {
+		if c := b.Amount.Cmp(a.Amount); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Resource, b.Resource)
+	})
+	if len(out) > MaxEvidence {
+		return out[:MaxEvidence], len(out) - MaxEvidence
+	}
+	return out, 0
 }
 
 // latestDay is the last day any GPU row is on.
@@ -254,8 +266,9 @@ func spot(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding
 			Detail: fmt.Sprintf("For jobs that checkpoint and tolerate interruption: these resources ran less than %d hours a day "+
 				"on average. Spot price from %s (%s), times %s for interruptions (re-run work and restarts, as the GPU advisor assumes).",
 				SteadyHoursPerDay, catalogName(in), in.Source, overhead.String()),
-			Evidence: kept.evidence(), key: g.key(),
+			key: g.key(),
 		})
+		out[len(out)-1].Evidence, out[len(out)-1].MoreEvidence = kept.evidence()
 	}
 	return out
 }
@@ -302,8 +315,9 @@ func cheaperGPU(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []F
 				num(g.gpuCount, 3), gpu, money(bestRate, "USD")),
 			Detail: fmt.Sprintf("Same GPU, same GPUs per machine, on demand. Price from %s (%s, region %s). Moving has its own costs "+
 				"(data transfer, another account, capacity), which this figure does not include.", catalogName(*best), best.Source, best.Region),
-			Evidence: g.evidence(), key: g.key(),
+			key: g.key(),
 		})
+		out[len(out)-1].Evidence, out[len(out)-1].MoreEvidence = g.evidence()
 	}
 	return out
 }
@@ -361,8 +375,9 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 			Kind: KindCommitment, Currency: "USD", Spend: steadyMonth,
 			Title: fmt.Sprintf("%s× %s ran on demand every hour of %d days: %s/month of steady spend",
 				num(baseline, 2), g.instanceType, spanDays, money(steadyMonth, "USD")),
-			Evidence: g.evidence(), key: g.key(),
+			key: g.key(),
 		}
+		f.Evidence, f.MoreEvidence = g.evidence()
 		if discount.IsPositive() {
 			f.Priced, f.Monthly = true, steadyMonth.Mul(discount).Round(2)
 			f.Detail = fmt.Sprintf("At the %s%% 1-year discount you entered, on the steady part only (%s/h paid now). "+
@@ -377,7 +392,6 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 		}
 		out = append(out, f)
 	}
-	slices.SortFunc(out, func(a, b Finding) int { return b.Spend.Cmp(a.Spend) })
 	return out
 }
 

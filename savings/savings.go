@@ -68,6 +68,9 @@ const (
 	DefaultRoutingShare = "0.4"
 )
 
+// MaxEvidence is how many resources a finding lists, the costliest first.
+const MaxEvidence = 50
+
 // MinMonthly is the smallest saving worth a finding, per month, in the
 // finding's currency: below it a finding is noise.
 var MinMonthly = decimal.NewFromInt(50)
@@ -87,6 +90,9 @@ type Finding struct {
 	// Spend is what the evidence cost per month, for scale.
 	Spend    decimal.Decimal `json:"monthly_spend"`
 	Evidence []Evidence      `json:"evidence"`
+	// MoreEvidence counts the resources left out of Evidence (it keeps the
+	// MaxEvidence costliest).
+	MoreEvidence int `json:"more_evidence"`
 	// key names the spend the finding is about (a GPU instance type, an LLM
 	// model): findings with the same key are alternatives, counted once.
 	key string
@@ -244,7 +250,10 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 		if c := b.Monthly.Cmp(a.Monthly); c != 0 {
 			return c
 		}
-		return cmp.Compare(slices.Index(Kinds, a.Kind), slices.Index(Kinds, b.Kind))
+		if c := cmp.Compare(slices.Index(Kinds, a.Kind), slices.Index(Kinds, b.Kind)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Title, b.Title)
 	})
 	rep.Findings = append(rep.Findings, fs...)
 	rep.Totals = totals(fs)

@@ -408,3 +408,26 @@ func TestParsePercent(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceIsCapped: a finding over many resources lists the costliest
+// MaxEvidence and counts the rest.
+func TestEvidenceIsCapped(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org := newOrg(t, st, "acme")
+	var lines []gpuLine
+	for i := range savings.MaxEvidence + 10 {
+		lines = append(lines, days("2026-11-01", 3, gpuLine{resource: fmt.Sprintf("i-batch-%03d", i), usage: "USE2-BoxUsage:g5.12xlarge",
+			hours: 1 + i%8, price: "5.672", tags: `{"team": "ml"}`})...)
+	}
+	importFOCUS(t, st, org, lines)
+	f := only(t, find(t, st, org, savings.DefaultOptions()), savings.KindSpot)
+	if len(f.Evidence) != savings.MaxEvidence || f.MoreEvidence != 10 {
+		t.Fatalf("evidence %d, more %d", len(f.Evidence), f.MoreEvidence)
+	}
+	for i := 1; i < len(f.Evidence); i++ {
+		if f.Evidence[i].Amount.GreaterThan(f.Evidence[i-1].Amount) {
+			t.Fatalf("evidence not costliest first at %d", i)
+		}
+	}
+}
