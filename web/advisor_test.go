@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -529,8 +530,8 @@ func TestScenarios(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
-	member := storetest.Member(t, b.st, org, store.RoleMember)
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	member := storetest.Member(t, b.st, org, access.Member)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
 	mc := b.client(t)
 	mc.login(member.Email)
 
@@ -594,8 +595,8 @@ func TestPricesRoles(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
+	member := storetest.Member(t, b.st, org, access.Member)
 	if _, err := b.st.UpsertGPUPriceOverrides(ctx(), org.ID, owner.ID, []store.GPUPriceOverrideInput{{
 		Provider: "aws", InstanceType: "p5.48xlarge", OnDemand: ptr(decimal.RequireFromString("8")),
 	}}); err != nil {
