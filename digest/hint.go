@@ -21,9 +21,6 @@ import (
 const (
 	HintWindow     = 30
 	HintMinimumUSD = 1000
-	// HintOpenModel is the open model the hint prices self-hosting with,
-	// the break-even page's default.
-	HintOpenModel = "llama-3.1-8b"
 )
 
 // Hint is one cheaper option, shown only when it clearly applies: the
@@ -41,8 +38,10 @@ type Hint struct {
 // cheaperOption is the hint for org on day, or nil: the break-even model
 // (package advisor, at the org's prices) on the last HintWindow days up to
 // day of the org's LLM model that cost most in USD, against self-hosting
-// HintOpenModel. It never guesses: no USD LLM usage, a model the price
-// table does not know, or a margin less than half, and there is no hint.
+// the open model of comparable quality from the tier table
+// (pricing.Substitute; docs/advisor.md). It never guesses: no USD LLM
+// usage, a model the price table does not know, a model with no credible
+// open substitute, or a margin less than half, and there is no hint.
 func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time.Time) (*Hint, error) {
 	from, to := budget.AddDays(day, -(HintWindow-1)), budget.AddDays(day, 1)
 	usage, err := st.LLMUsageByModel(ctx, org.ID, from, to)
@@ -71,9 +70,17 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 	if err != nil {
 		return nil, err
 	}
+	sub, ok := pricing.Substitute(top.Model)
+	if !ok || sub.OpenModel == pricing.NoSubstitute {
+		return nil, nil
+	}
+	precision := "bf16"
+	if sub.Precision != "" {
+		precision = string(sub.Precision)
+	}
 	body := advisor.BreakEvenBody{
 		Model: top.Model, InputTokens: float64(top.UncachedInputTokens()), OutputTokens: float64(top.OutputTokens),
-		CachedTokens: float64(top.CachedTokens), OpenModel: HintOpenModel, Precision: "bf16", Utilization: 0.7,
+		CachedTokens: float64(top.CachedTokens), OpenModel: sub.OpenModel, Precision: precision, Utilization: 0.7,
 		PeakFactor: 2, SeqLen: 4096, PriceSource: advisor.PriceOverrides,
 	}
 	if peak.Factor >= 1 {
@@ -93,9 +100,9 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 	}
 	return &Hint{
 		Model: top.Model, APIMonth: api, SelfHostCost: self,
-		Text: fmt.Sprintf("Your %s volume of the last %d days costs about %s a month on the API; self-hosting %s on %d× %s "+
-			"would cost about %s — if a model of that size does the job.",
-			top.Model, HintWindow, Money(api, "USD"), res.SelfHost.OpenModel, res.GPUsNeeded, res.SelfHost.GPU, Money(self, "USD")),
+		Text: fmt.Sprintf("Your %s volume of the last %d days costs about %s a month on the API; self-hosting %s, "+
+			"an open model of comparable quality (%s), on %d× %s would cost about %s.",
+			top.Model, HintWindow, Money(api, "USD"), res.SelfHost.OpenModel, sub.Tier, res.GPUsNeeded, res.SelfHost.GPU, Money(self, "USD")),
 		Link: "/breakeven",
 	}, nil
 }
