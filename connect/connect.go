@@ -23,7 +23,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -104,12 +107,14 @@ func (e *InputError) HTTPStatus() int { return http.StatusUnprocessableEntity }
 // Input is a connection as typed in the form, the API's JSON or the CLI's
 // flags.
 type Input struct {
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	APIKey      string `json:"api_key"`
-	StartDate   string `json:"start_date"`
-	RestateDays int    `json:"restate_days"`
-	Data        string `json:"data"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	APIKey    string `json:"api_key"`
+	StartDate string `json:"start_date"`
+	// RestateDays is a number as typed: it goes through package
+	// quantity like every number from outside.
+	RestateDays quantity.Text `json:"restate_days"`
+	Data        string        `json:"data"`
 }
 
 // maxBackfill bounds how far back a start date may go.
@@ -144,12 +149,16 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 		if set.Data != DataCosts && set.Data != DataUsage {
 			return set, cred, &InputError{"data", `want "costs" (the bill) or "usage" (tokens, priced with the org's prices)`}
 		}
-		set.RestateDays = in.RestateDays
-		if set.RestateDays == 0 {
-			set.RestateDays = DefaultRestateDays
-		}
-		if set.RestateDays < 1 || set.RestateDays > 31 {
-			return set, cred, &InputError{"restate_days", "between 1 and 31 days"}
+		set.RestateDays = DefaultRestateDays
+		if t := strings.TrimSpace(string(in.RestateDays)); t != "" {
+			n, err := quantity.Count.Parse("restate_days", t)
+			if err != nil {
+				return set, cred, &InputError{"restate_days", strings.TrimPrefix(err.Error(), "restate_days: ")}
+			}
+			if n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(31)) {
+				return set, cred, &InputError{"restate_days", "between 1 and 31 days"}
+			}
+			set.RestateDays = int(n.IntPart())
 		}
 		today := day(now)
 		start := today.AddDate(0, 0, -30)
@@ -296,4 +305,33 @@ func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, err
 		return nil
 	})
 	return n, err
+}
+
+// View is a connection as the API and `burnrate connection list --json`
+// show it: everything but the credentials, of which only the hint.
+type View struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`
+	Settings   Settings   `json:"settings"`
+	SecretHint string     `json:"secret_hint"`
+	Paused     bool       `json:"paused"`
+	CreatedAt  time.Time  `json:"created_at"`
+	NextRunAt  *time.Time `json:"next_run_at"` // null while paused
+	LastRunAt  *time.Time `json:"last_run_at"`
+	LastStatus string     `json:"last_status"` // "", ok, failed
+	LastError  string     `json:"last_error"`
+	LastRows   int64      `json:"last_rows"`
+}
+
+// ViewOf returns c's view.
+func ViewOf(c store.Connection) View {
+	v := View{ID: c.ID, Name: c.Name, Kind: c.Kind, SecretHint: c.SecretHint, Paused: c.Paused, CreatedAt: c.CreatedAt,
+		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows}
+	_ = json.Unmarshal(c.Settings, &v.Settings)
+	if !c.Paused {
+		next := c.NextRunAt
+		v.NextRunAt = &next
+	}
+	return v
 }

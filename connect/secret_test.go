@@ -184,7 +184,8 @@ func TestInputValidation(t *testing.T) {
 		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "a b"}, "api_key"},
 		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", StartDate: "2026-13-01"}, "start_date"},
 		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", StartDate: "2019-01-01"}, "start_date"},
-		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", RestateDays: 90}, "restate_days"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", RestateDays: "90"}, "restate_days"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", RestateDays: "1e999999"}, "restate_days"},
 		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", Data: "both"}, "data"},
 	} {
 		err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
