@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -34,10 +36,11 @@ import (
 const (
 	KindOpenAI    = "openai"
 	KindAnthropic = "anthropic"
+	KindS3        = "aws-s3"
 )
 
 // Kinds lists the kinds of connection, as stored and typed.
-func Kinds() []string { return []string{KindOpenAI, KindAnthropic} }
+func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3} }
 
 // What an API connection pulls. Each provider's cost report is its bill; its
 // usage report is tokens, which the importer prices with the org's LLM
@@ -63,12 +66,24 @@ type Settings struct {
 	RestateDays int `json:"restate_days,omitempty"`
 	// Data is DataCosts or DataUsage.
 	Data string `json:"data,omitempty"`
+
+	// Bucket, Prefix (the export's prefix and name) and Region of an AWS
+	// export; EndpointURL points at an S3-compatible server instead.
+	Bucket      string `json:"bucket,omitempty"`
+	Prefix      string `json:"prefix,omitempty"`
+	Region      string `json:"region,omitempty"`
+	EndpointURL string `json:"endpoint_url,omitempty"`
 }
 
 // Credentials are what a connection signs in with. They never print: as
 // text, %v, %#v or a log attribute they are "[redacted]".
 type Credentials struct {
 	APIKey string `json:"api_key,omitempty"`
+	// An AWS access key; none means the default credential chain (the
+	// host's role, the environment).
+	AccessKeyID     string `json:"access_key_id,omitempty"`
+	SecretAccessKey string `json:"secret_access_key,omitempty"`
+	SessionToken    string `json:"session_token,omitempty"`
 }
 
 func (Credentials) String() string             { return "[redacted]" }
@@ -79,6 +94,12 @@ func (Credentials) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte("[redacte
 // hint is what pages show of the credentials: enough to tell two keys
 // apart, never enough to use.
 func (c Credentials) hint() string {
+	if c.AccessKeyID != "" {
+		return c.AccessKeyID // not a secret: it names the key, as AWS's console shows it
+	}
+	if c.APIKey == "" {
+		return "default credential chain"
+	}
 	k := c.APIKey
 	if len(k) < 12 {
 		return "…"
@@ -91,6 +112,9 @@ type State struct {
 	// SyncedThrough is the day the last successful pull reached (its
 	// window's end, exclusive), YYYY-MM-DD.
 	SyncedThrough string `json:"synced_through,omitempty"`
+	// Periods is, per billing period of a bucket's export, the manifest
+	// version imported ("ETag/assembly or execution id").
+	Periods map[string]string `json:"periods,omitempty"`
 }
 
 // InputError is a connection refused as typed: Field names the input.
@@ -115,6 +139,13 @@ type Input struct {
 	// quantity like every number from outside.
 	RestateDays quantity.Text `json:"restate_days"`
 	Data        string        `json:"data"`
+	// AWS.
+	Bucket          string `json:"bucket"`
+	Prefix          string `json:"prefix"`
+	Region          string `json:"region"`
+	EndpointURL     string `json:"endpoint_url"`
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key"`
 }
 
 // maxBackfill bounds how far back a start date may go.
@@ -173,8 +204,43 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 			start = d
 		}
 		set.StartDate = start.Format(time.DateOnly)
+	case KindS3:
+		return in.validateS3()
 	default:
 		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
+	}
+	return set, cred, nil
+}
+
+var (
+	bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-\d$`)
+	accessKey  = regexp.MustCompile(`^[A-Z0-9]{16,128}$`)
+)
+
+func (in Input) validateS3() (Settings, Credentials, error) {
+	set := Settings{Bucket: strings.TrimSpace(in.Bucket), Prefix: strings.Trim(strings.TrimSpace(in.Prefix), "/"),
+		Region: strings.TrimSpace(in.Region), EndpointURL: strings.TrimSpace(in.EndpointURL)}
+	cred := Credentials{AccessKeyID: strings.TrimSpace(in.AccessKeyID), SecretAccessKey: strings.TrimSpace(in.SecretAccessKey)}
+	switch {
+	case !bucketName.MatchString(set.Bucket):
+		return set, cred, &InputError{"bucket", "a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens"}
+	case len(set.Prefix) > 1024 || !utf8.ValidString(set.Prefix) || strings.ContainsFunc(set.Prefix, unicode.IsControl):
+		return set, cred, &InputError{"prefix", "the export's S3 prefix and name, such as billing/my-cur"}
+	case set.Region != "" && !regionName.MatchString(set.Region):
+		return set, cred, &InputError{"region", "an AWS region such as us-east-1"}
+	case (cred.AccessKeyID == "") != (cred.SecretAccessKey == ""):
+		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret, or neither to use the host's credentials"}
+	case cred.AccessKeyID != "" && !accessKey.MatchString(cred.AccessKeyID):
+		return set, cred, &InputError{"access_key_id", "an access key id is uppercase letters and digits (AKIA…)"}
+	case len(cred.SecretAccessKey) > 256 || strings.ContainsFunc(cred.SecretAccessKey, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return set, cred, &InputError{"secret_access_key", "printable ASCII without spaces"}
+	}
+	if set.EndpointURL != "" {
+		u, err := url.Parse(set.EndpointURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return set, cred, &InputError{"endpoint_url", "the S3-compatible server's base URL, such as https://minio.example.com:9000"}
+		}
 	}
 	return set, cred, nil
 }

@@ -17,7 +17,8 @@ import (
 
 // File is one file a pull hands the importer: what an upload would be.
 // A puller that reads a bucket opens it lazily; an API puller has written
-// it in memory. Source is always set: pulled files are never guessed at.
+// it in memory. Source is set when the puller knows it (an API's report);
+// a bucket's export is detected from its header, as an upload is.
 type File struct {
 	Name   string
 	Source ingest.Source
@@ -80,6 +81,8 @@ func pullerFor(kind string) (puller, error) {
 		return openAI{}, nil
 	case KindAnthropic:
 		return anthropic{}, nil
+	case KindS3:
+		return s3Export{}, nil
 	}
 	return nil, fmt.Errorf("connections of kind %q are not supported by this version of Burnrate", kind)
 }
