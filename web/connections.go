@@ -18,7 +18,7 @@ import (
 // provider while the admin waits.
 const testTimeout = 20 * time.Second
 
-var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic"}
+var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3"}
 
 // connectionsPage renders the Connections page with v's form state.
 func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
@@ -31,6 +31,9 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		detail := cv.Settings.Data
 		if cv.Settings.StartDate != "" {
 			detail += " since " + cv.Settings.StartDate
+		}
+		if conn.Kind == connect.KindS3 {
+			detail = "s3://" + cv.Settings.Bucket + "/" + cv.Settings.Prefix
 		}
 		v.Rows = append(v.Rows, views.ConnectionRow{
 			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], Detail: detail, Hint: conn.SecretHint,
@@ -84,10 +87,14 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 	f := views.ConnectionForm{
 		Name: c.FormValue("name"), Kind: c.FormValue("kind"), StartDate: c.FormValue("start_date"),
 		RestateDays: c.FormValue("restate_days"), Data: c.FormValue("data"),
+		Bucket: c.FormValue("bucket"), Prefix: c.FormValue("prefix"), Region: c.FormValue("region"),
+		EndpointURL: c.FormValue("endpoint_url"), AccessKeyID: c.FormValue("access_key_id"),
 	}
 	conn, err := s.createConnection(c, connect.Input{
 		Name: f.Name, Kind: f.Kind, APIKey: c.FormValue("api_key"), StartDate: f.StartDate,
 		RestateDays: quantity.Text(f.RestateDays), Data: f.Data,
+		Bucket: f.Bucket, Prefix: f.Prefix, Region: f.Region, EndpointURL: f.EndpointURL,
+		AccessKeyID: f.AccessKeyID, SecretAccessKey: c.FormValue("secret_access_key"),
 	})
 	var ie *connect.InputError
 	switch {

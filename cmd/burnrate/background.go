@@ -61,7 +61,8 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	// the same work after each import.
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	importer.AfterImport = afterImport(queue)
-	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log}
+	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)

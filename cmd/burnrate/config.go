@@ -49,6 +49,9 @@ type Config struct {
 	// SecretKey seals connections' credentials (AES-256-GCM); nil when
 	// SECRET_KEY is not set, which refuses new connections.
 	SecretKey *connect.Key
+	// OpenAIURL and AnthropicURL replace the providers' API addresses for
+	// every connection (a gateway, a test server); empty means theirs.
+	OpenAIURL, AnthropicURL string
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -140,6 +143,13 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		if _, err := mail.NewSMTP(cfg.SMTPURL, mail.DefaultFrom); err != nil {
 			errs = append(errs, fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
 		}
+	}
+	for key, dst := range map[string]*string{"OPENAI_API_URL": &cfg.OpenAIURL, "ANTHROPIC_API_URL": &cfg.AnthropicURL} {
+		v := strings.TrimRight(or(key, ""), "/")
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("%s: want an absolute URL such as https://api.example.com, got %q", key, v))
+		}
+		*dst = v
 	}
 	if k := secret("SECRET_KEY"); k != "" {
 		key, err := connect.ParseKey("SECRET_KEY", k)

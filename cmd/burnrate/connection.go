@@ -20,6 +20,8 @@ import (
 const connectionUsage = `usage:
   burnrate connection add --org SLUG --name NAME --kind openai|anthropic --api-key-file FILE|-
                           [--start-date YYYY-MM-DD] [--restate-days N] [--data costs|usage] [--json]
+  burnrate connection add --org SLUG --name NAME --kind aws-s3 --bucket B [--prefix P] [--region R]
+                          [--endpoint-url URL] [--access-key-id ID --secret-access-key-file FILE|-] [--json]
   burnrate connection list --org SLUG [--json]
   burnrate connection sync --org SLUG [--json] NAME
   burnrate connection delete --org SLUG NAME`
@@ -36,7 +38,7 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	slug := fs.String("org", "", "the org's slug (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var in connect.Input
-	var keyFile string
+	var keyFile, secretFile string
 	if sub == "add" {
 		fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
 		fs.StringVar(&in.Kind, "kind", "", "openai or anthropic (required)")
@@ -44,6 +46,12 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 		fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
 		fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
 		fs.StringVar(&in.Data, "data", "", "costs (the bill, default) or usage (tokens, priced with the org's prices)")
+		fs.StringVar(&in.Bucket, "bucket", "", "aws-s3: the bucket the export is delivered to")
+		fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export)")
+		fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
+		fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS")
+		fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
+		fs.StringVar(&secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,19 +89,32 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	}
 	switch sub {
 	case "add":
-		if keyFile == "" {
+		read := func(flag, name string) (string, error) {
+			var b []byte
+			var err error
+			if name == "-" {
+				b, err = io.ReadAll(io.LimitReader(stdin, 4096))
+			} else {
+				b, err = os.ReadFile(name)
+			}
+			if err != nil {
+				return "", fmt.Errorf("connection add: --%s: %w", flag, err)
+			}
+			return strings.TrimSpace(string(b)), nil
+		}
+		switch {
+		case in.Kind == connect.KindS3 && secretFile != "":
+			if in.SecretAccessKey, err = read("secret-access-key-file", secretFile); err != nil {
+				return err
+			}
+		case in.Kind == connect.KindS3:
+		case keyFile == "":
 			return errors.New("connection add: --api-key-file is required (- reads the key from standard input)")
+		default:
+			if in.APIKey, err = read("api-key-file", keyFile); err != nil {
+				return err
+			}
 		}
-		var b []byte
-		if keyFile == "-" {
-			b, err = io.ReadAll(io.LimitReader(stdin, 4096))
-		} else {
-			b, err = os.ReadFile(keyFile)
-		}
-		if err != nil {
-			return fmt.Errorf("connection add: --api-key-file: %w", err)
-		}
-		in.APIKey = strings.TrimSpace(string(b))
 		var c store.Connection
 		err = db.store.Fenced(ctx, org.ID, 0, func(st *store.Store) error {
 			c, err = svc.Create(ctx, st, org.ID, 0, in)
