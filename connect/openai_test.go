@@ -28,6 +28,9 @@ type fakeOpenAI struct {
 	t       testing.TB
 	key     string
 	perPage int
+	// projects and items are the groups each day holds; nil means
+	// openAIProjects and openAILineItems.
+	projects, items []string
 
 	mu       sync.Mutex
 	cost     func(day time.Time, project, item string) string
@@ -90,8 +93,12 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b := bucket{Object: "bucket", StartTime: d.Unix(), EndTime: d.AddDate(0, 0, 1).Unix(), Results: []any{}}
 		switch r.URL.Path {
 		case "/v1/organization/costs":
-			for _, p := range openAIProjects {
-				for _, li := range openAILineItems {
+			projects, items := openAIProjects, openAILineItems
+			if f.projects != nil {
+				projects, items = f.projects, f.items
+			}
+			for _, p := range projects {
+				for _, li := range items {
 					v := f.cost(d, p, li)
 					if v == "" {
 						continue
