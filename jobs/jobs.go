@@ -22,6 +22,9 @@ const (
 	// QueueMail holds mail deliveries, so that a slow mail server does not
 	// hold up other work.
 	QueueMail = "mail"
+	// QueueConnections holds connection pulls, which wait on providers
+	// for minutes at worst: they never hold up digests, alerts or mail.
+	QueueConnections = "connections"
 )
 
 // DefaultQueues is how many jobs of each queue one process runs at once.
@@ -29,8 +32,9 @@ const (
 // requests.
 func DefaultQueues() map[string]river.QueueConfig {
 	return map[string]river.QueueConfig{
-		QueueDefault: {MaxWorkers: 4},
-		QueueMail:    {MaxWorkers: 2},
+		QueueDefault:     {MaxWorkers: 4},
+		QueueMail:        {MaxWorkers: 2},
+		QueueConnections: {MaxWorkers: 2},
 	}
 }
 

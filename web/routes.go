@@ -140,6 +140,16 @@ func (s *Server) routes() {
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
 	e.GET("/imports/:id", s.handleImportShow, app()...)
 
+	// Connections: everyone sees them and their last run; admins add,
+	// test, pause, sync and delete them.
+	e.GET("/connections", s.handleConnections, app()...)
+	e.POST("/connections", s.handleConnectionCreate, admin...)
+	e.POST("/connections/:id/test", s.handleConnectionTest, admin...)
+	e.POST("/connections/:id/sync", s.handleConnectionSync, admin...)
+	e.POST("/connections/:id/pause", s.handleConnectionPause, admin...)
+	e.POST("/connections/:id/resume", s.handleConnectionResume, admin...)
+	e.POST("/connections/:id/delete", s.handleConnectionDelete, admin...)
+
 	// Dashboard and budgets. The dashboard reads rollups only;
 	// ?format=json|csv on /dashboard serve its chart data and tables.
 	// Budgets are read by every member and changed by admins and owners.
@@ -168,6 +178,11 @@ func (s *Server) routes() {
 	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.limitImports})...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
+	// Tokens are made by admins, so they manage connections as admins do.
+	e.GET("/api/v1/connections", s.handleAPIConnectionList, api...)
+	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, api...)
+	e.DELETE("/api/v1/connections/:id", s.handleAPIConnectionDelete, api...)
+	e.POST("/api/v1/connections/:id/sync", s.handleAPIConnectionSync, api...)
 
 	// --- GPU advisor, break-even and prices ---
 	// The advisor and break-even pages are GETs of pure computations: their

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
@@ -78,6 +79,9 @@ type Config struct {
 	// request goes nowhere.
 	Outbox *mail.Outbox
 	Queue  *jobs.Queue
+	// Connections adds, tests and syncs connections. Nil: one on this
+	// store without a SECRET_KEY, which refuses to add any.
+	Connections *connect.Service
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -122,6 +126,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.importer.AfterImport = cfg.AfterImport
+	if s.cfg.Connections == nil {
+		s.cfg.Connections = &connect.Service{Store: st, Importer: s.importer, Log: log}
+	}
 	if cfg.Outbox != nil {
 		s.mailer = &account.Mailer{Outbox: cfg.Outbox, BaseURL: cfg.BaseURL}
 	}

@@ -69,7 +69,13 @@ func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) o
 	if err != nil {
 		t.Fatal(err)
 	}
+	conn, err := b.st.CreateConnection(ctx(), store.NewConnection{OrgID: org.ID, Name: "B's OpenAI", Kind: "openai",
+		Settings: []byte(`{}`), Secret: "v1.00000000.AAAA", SecretHint: "…BBBB"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return orgFixtures{
+		"/connections/:id":                       itoa(conn.ID),
 		"/settings/notifications/channels/:id":   itoa(ch.ID),
 		"/settings/notifications/deliveries/:id": itoa(dlv.ID),
 		"/budgets/:id":                           itoa(bud.ID),

@@ -8,9 +8,12 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/store"
 )
@@ -20,8 +23,9 @@ import (
 // queued in.
 type background struct {
 	*jobs.Client
-	outbox   *mail.Outbox
-	notifier *notify.Notifier
+	outbox      *mail.Outbox
+	notifier    *notify.Notifier
+	connections *connect.Service
 }
 
 // newJobs builds the background. It lists every kind of job Burnrate has: a
@@ -53,12 +57,20 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		Log:          log,
 	})
 	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log})
+	// Connections pull through the same importer as uploads, and start
+	// the same work after each import.
+	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	importer.AfterImport = afterImport(queue)
+	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL}
+	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
+	periodic = append(periodic, connect.Periodic()...)
 	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
 	if err != nil {
 		return nil, err
 	}
-	return &background{Client: c, outbox: outbox, notifier: notifier}, nil
+	return &background{Client: c, outbox: outbox, notifier: notifier, connections: conns}, nil
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.

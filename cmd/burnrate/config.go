@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/mail"
 )
 
@@ -45,6 +46,12 @@ type Config struct {
 	// private and link-local addresses, other hosts than hooks.slack.com,
 	// and plain http: for self-hosted installs whose receivers are inside.
 	WebhookAllowPrivate bool
+	// SecretKey seals connections' credentials (AES-256-GCM); nil when
+	// SECRET_KEY is not set, which refuses new connections.
+	SecretKey *connect.Key
+	// OpenAIURL and AnthropicURL replace the providers' API addresses for
+	// every connection (a gateway, a test server); empty means theirs.
+	OpenAIURL, AnthropicURL string
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -136,6 +143,20 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		if _, err := mail.NewSMTP(cfg.SMTPURL, mail.DefaultFrom); err != nil {
 			errs = append(errs, fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
 		}
+	}
+	for key, dst := range map[string]*string{"OPENAI_API_URL": &cfg.OpenAIURL, "ANTHROPIC_API_URL": &cfg.AnthropicURL} {
+		v := strings.TrimRight(or(key, ""), "/")
+		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("%s: want an absolute URL such as https://api.example.com, got %q", key, v))
+		}
+		*dst = v
+	}
+	if k := secret("SECRET_KEY"); k != "" {
+		key, err := connect.ParseKey("SECRET_KEY", k)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		cfg.SecretKey = key
 	}
 	if _, err := mail.ParseFrom(cfg.MailFrom); err != nil {
 		errs = append(errs, fmt.Errorf("MAIL_FROM: %v", err))

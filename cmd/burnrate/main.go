@@ -48,6 +48,11 @@ Commands:
                              printed, or delivered once with --send
   savings --org SLUG [--share PERCENT] [--commit-discount PERCENT] [--json]
                              savings found in an org's bills, with the evidence
+  connection add|list|sync|delete --org SLUG …
+                             pull spend from provider APIs on a schedule
+                             ('burnrate connection' for its usage)
+  secrets rotate             re-encrypt connections' credentials from
+                             SECRET_KEY_OLD to SECRET_KEY
   demo [--email E] [--password P]
                              create a demo org with 90 days of generated spend and budgets
 
@@ -103,6 +108,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runSavings(ctx, cfg, log, rest, stdout)
 	case "demo":
 		return runDemo(ctx, cfg, log, rest, stdout)
+	case "connection":
+		return runConnection(ctx, cfg, log, rest, os.Stdin, stdout)
+	case "secrets":
+		return runSecrets(ctx, cfg, log, rest, getenv, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func randomKey() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// burnrate connection add, list and sync against a loopback OpenAI, then
+// burnrate secrets rotate: the connection still syncs under the new key,
+// and a server left on the old key says so.
+func TestConnectionCommands(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-admin-cli-test-key-abcd" || r.URL.Path != "/v1/organization/costs" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		q := r.URL.Query()
+		io.WriteString(w, `{"object":"page","data":[{"object":"bucket","start_time":`+q.Get("start_time")+`,"end_time":`+q.Get("end_time")+
+			`,"results":[{"object":"organization.costs.result","amount":{"value":12.345678,"currency":"usd"},"line_item":"gpt-4o, input","project_id":"proj_1"}]}],"has_more":false,"next_page":null}`)
+	}))
+	defer openai.Close()
+	oldKey, newKey := randomKey(), randomKey()
+	vars := map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error", "SECRET_KEY": oldKey, "OPENAI_API_URL": openai.URL}
+	cmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(ctx, args, env(vars), &out, &bytes.Buffer{})
+		return out.String(), err
+	}
+	keyFile := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(keyFile, []byte("sk-admin-cli-test-key-abcd\n"), 0o600)
+	out, err := cmd("connection", "add", "--org", org.Slug, "--name", "OpenAI", "--kind", "openai", "--api-key-file", keyFile, "--restate-days", "2")
+	if err != nil || !strings.Contains(out, `connection "OpenAI" added (key …abcd)`) {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	out, err = cmd("connection", "list", "--org", org.Slug, "--json")
+	if err != nil || strings.Contains(out, "cli-test") || !strings.Contains(out, `"restate_days":2`) {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	out, err = cmd("connection", "sync", "--org", org.Slug, "openai")
+	if err != nil || !strings.Contains(out, "openai-costs, 1 rows") {
+		t.Fatalf("sync: %v\n%s", err, out)
+	}
+
+	vars["SECRET_KEY_OLD"], vars["SECRET_KEY"] = oldKey, newKey
+	out, err = cmd("secrets", "rotate")
+	if err != nil || !strings.Contains(out, "re-encrypted 1 connections' credentials") {
+		t.Fatalf("rotate: %v\n%s", err, out)
+	}
+	out, err = cmd("connection", "sync", "--org", org.Slug, "--json", "OpenAI")
+	var res struct{ Imports []struct{ Rows int } }
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Imports) != 1 {
+		t.Fatalf("sync under the new key: %v\n%s", err, out)
+	}
+	vars["SECRET_KEY"] = oldKey
+	_, err = cmd("connection", "sync", "--org", org.Slug, "OpenAI")
+	if err == nil || !strings.Contains(err.Error(), "wrong SECRET_KEY") || !strings.Contains(err.Error(), "burnrate secrets rotate") {
+		t.Fatalf("sync under the old key: %v", err)
+	}
+	vars["SECRET_KEY"] = "too-short"
+	if _, err := cmd("connection", "list", "--org", org.Slug); err == nil || !strings.Contains(err.Error(), "SECRET_KEY: want 32 random bytes") {
+		t.Fatalf("a malformed key: %v", err)
+	}
+}

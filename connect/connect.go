@@ -1,0 +1,403 @@
+// Package connect pulls an org's spend on a schedule from where it already
+// lives: the OpenAI and Anthropic admin APIs, and billing exports that AWS
+// delivers to a bucket. Every pull goes through the same path as an upload
+// (ingest.Importer): the same parsers, all-or-nothing per file, the same
+// dedupe and restatement rules, and an entry in the import history "via
+// connection NAME". A puller's only job is to turn what the provider serves
+// into files the parsers already read. See docs/connections.md.
+//
+// Credentials are sealed with the server's SECRET_KEY (Key) before they are
+// stored, and never leave the server again: the store holds them sealed,
+// pages show a hint, and Credentials print as "[redacted]" in logs.
+package connect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/store"
+)
+
+// Kinds of connection.
+const (
+	KindOpenAI    = "openai"
+	KindAnthropic = "anthropic"
+	KindS3        = "aws-s3"
+)
+
+// Kinds lists the kinds of connection, as stored and typed.
+func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3} }
+
+// What an API connection pulls. Each provider's cost report is its bill; its
+// usage report is tokens, which the importer prices with the org's LLM
+// prices. Pulling both would count the same spend twice, so a connection
+// pulls one (docs/connections.md).
+const (
+	DataCosts = "costs"
+	DataUsage = "usage"
+)
+
+// DefaultRestateDays is how many days before the last pull each run pulls
+// again: the providers restate recent days' costs for a while.
+const DefaultRestateDays = 3
+
+// DefaultInterval is how long after a sync the next one is due.
+const DefaultInterval = 6 * time.Hour
+
+// Settings are a connection's choices that are not secret.
+type Settings struct {
+	// StartDate is the first day a new connection backfills (YYYY-MM-DD).
+	StartDate string `json:"start_date,omitempty"`
+	// RestateDays is how many days back every run pulls again.
+	RestateDays int `json:"restate_days,omitempty"`
+	// Data is DataCosts or DataUsage.
+	Data string `json:"data,omitempty"`
+
+	// Bucket, Prefix (the export's prefix and name) and Region of an AWS
+	// export; EndpointURL points at an S3-compatible server instead.
+	Bucket      string `json:"bucket,omitempty"`
+	Prefix      string `json:"prefix,omitempty"`
+	Region      string `json:"region,omitempty"`
+	EndpointURL string `json:"endpoint_url,omitempty"`
+}
+
+// Credentials are what a connection signs in with. They never print: as
+// text, %v, %#v or a log attribute they are "[redacted]".
+type Credentials struct {
+	APIKey string `json:"api_key,omitempty"`
+	// An AWS access key; none means the default credential chain (the
+	// host's role, the environment).
+	AccessKeyID     string `json:"access_key_id,omitempty"`
+	SecretAccessKey string `json:"secret_access_key,omitempty"`
+	SessionToken    string `json:"session_token,omitempty"`
+}
+
+func (Credentials) String() string             { return "[redacted]" }
+func (Credentials) GoString() string           { return "[redacted]" }
+func (Credentials) LogValue() slog.Value       { return slog.StringValue("[redacted]") }
+func (Credentials) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte("[redacted]")) }
+
+// hint is what pages show of the credentials: enough to tell two keys
+// apart, never enough to use.
+func (c Credentials) hint() string {
+	if c.AccessKeyID != "" {
+		return c.AccessKeyID // not a secret: it names the key, as AWS's console shows it
+	}
+	if c.APIKey == "" {
+		return "default credential chain"
+	}
+	k := c.APIKey
+	if len(k) < 12 {
+		return "…"
+	}
+	return "…" + k[len(k)-4:]
+}
+
+// State is what a connection remembers between runs.
+type State struct {
+	// SyncedThrough is the day the last successful pull reached (its
+	// window's end, exclusive), YYYY-MM-DD.
+	SyncedThrough string `json:"synced_through,omitempty"`
+	// Periods is, per billing period of a bucket's export, the manifest
+	// version imported ("ETag/assembly or execution id").
+	Periods map[string]string `json:"periods,omitempty"`
+}
+
+// InputError is a connection refused as typed: Field names the input.
+type InputError struct {
+	Field string
+	Msg   string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
+
+// HTTPStatus is 422: the input, not the server, is at fault.
+func (e *InputError) HTTPStatus() int { return http.StatusUnprocessableEntity }
+
+// Input is a connection as typed in the form, the API's JSON or the CLI's
+// flags.
+type Input struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	APIKey    string `json:"api_key"`
+	StartDate string `json:"start_date"`
+	// RestateDays is a number as typed: it goes through package
+	// quantity like every number from outside.
+	RestateDays quantity.Text `json:"restate_days"`
+	Data        string        `json:"data"`
+	// AWS.
+	Bucket          string `json:"bucket"`
+	Prefix          string `json:"prefix"`
+	Region          string `json:"region"`
+	EndpointURL     string `json:"endpoint_url"`
+	AccessKeyID     string `json:"access_key_id"`
+	SecretAccessKey string `json:"secret_access_key"`
+}
+
+// maxBackfill bounds how far back a start date may go.
+const maxBackfill = 3 * 366 * 24 * time.Hour
+
+// validate checks in and returns the settings and credentials to save.
+func (in Input) validate(now time.Time) (Settings, Credentials, error) {
+	name := strings.TrimSpace(in.Name)
+	switch {
+	case name == "":
+		return Settings{}, Credentials{}, &InputError{"name", "give the connection a name"}
+	case utf8.RuneCountInString(name) > 80:
+		return Settings{}, Credentials{}, &InputError{"name", "at most 80 characters"}
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+		return Settings{}, Credentials{}, &InputError{"name", "letters, digits, spaces and punctuation only"}
+	}
+	var set Settings
+	var cred Credentials
+	switch in.Kind {
+	case KindOpenAI, KindAnthropic:
+		cred.APIKey = strings.TrimSpace(in.APIKey)
+		if cred.APIKey == "" {
+			return set, cred, &InputError{"api_key", "paste the organization's admin API key"}
+		}
+		if len(cred.APIKey) > 512 || strings.ContainsFunc(cred.APIKey, func(r rune) bool { return r <= ' ' || r > '~' }) {
+			return set, cred, &InputError{"api_key", "an admin key is printable ASCII without spaces, at most 512 characters"}
+		}
+		set.Data = in.Data
+		if set.Data == "" {
+			set.Data = DataCosts
+		}
+		if set.Data != DataCosts && set.Data != DataUsage {
+			return set, cred, &InputError{"data", `want "costs" (the bill) or "usage" (tokens, priced with the org's prices)`}
+		}
+		set.RestateDays = DefaultRestateDays
+		if t := strings.TrimSpace(string(in.RestateDays)); t != "" {
+			n, err := quantity.Count.Parse("restate_days", t)
+			if err != nil {
+				return set, cred, &InputError{"restate_days", strings.TrimPrefix(err.Error(), "restate_days: ")}
+			}
+			if n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(31)) {
+				return set, cred, &InputError{"restate_days", "between 1 and 31 days"}
+			}
+			set.RestateDays = int(n.IntPart())
+		}
+		today := day(now)
+		start := today.AddDate(0, 0, -30)
+		if s := strings.TrimSpace(in.StartDate); s != "" {
+			d, err := time.Parse(time.DateOnly, s)
+			if err != nil {
+				return set, cred, &InputError{"start_date", fmt.Sprintf("%q is not a date: want YYYY-MM-DD", s)}
+			}
+			if d.After(today) || today.Sub(d) > maxBackfill {
+				return set, cred, &InputError{"start_date", "between three years ago and today"}
+			}
+			start = d
+		}
+		set.StartDate = start.Format(time.DateOnly)
+	case KindS3:
+		return in.validateS3()
+	default:
+		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
+	}
+	return set, cred, nil
+}
+
+var (
+	bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+-\d$`)
+	accessKey  = regexp.MustCompile(`^[A-Z0-9]{16,128}$`)
+)
+
+func (in Input) validateS3() (Settings, Credentials, error) {
+	set := Settings{Bucket: strings.TrimSpace(in.Bucket), Prefix: strings.Trim(strings.TrimSpace(in.Prefix), "/"),
+		Region: strings.TrimSpace(in.Region), EndpointURL: strings.TrimSpace(in.EndpointURL)}
+	cred := Credentials{AccessKeyID: strings.TrimSpace(in.AccessKeyID), SecretAccessKey: strings.TrimSpace(in.SecretAccessKey)}
+	switch {
+	case !bucketName.MatchString(set.Bucket):
+		return set, cred, &InputError{"bucket", "a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens"}
+	case len(set.Prefix) > 1024 || !utf8.ValidString(set.Prefix) || strings.ContainsFunc(set.Prefix, unicode.IsControl):
+		return set, cred, &InputError{"prefix", "the export's S3 prefix and name, such as billing/my-cur"}
+	case set.Region != "" && !regionName.MatchString(set.Region):
+		return set, cred, &InputError{"region", "an AWS region such as us-east-1"}
+	case (cred.AccessKeyID == "") != (cred.SecretAccessKey == ""):
+		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret, or neither to use the host's credentials"}
+	case cred.AccessKeyID != "" && !accessKey.MatchString(cred.AccessKeyID):
+		return set, cred, &InputError{"access_key_id", "an access key id is uppercase letters and digits (AKIA…)"}
+	case len(cred.SecretAccessKey) > 256 || strings.ContainsFunc(cred.SecretAccessKey, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return set, cred, &InputError{"secret_access_key", "printable ASCII without spaces"}
+	}
+	if set.EndpointURL != "" {
+		u, err := url.Parse(set.EndpointURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return set, cred, &InputError{"endpoint_url", "the S3-compatible server's base URL, such as https://minio.example.com:9000"}
+		}
+	}
+	return set, cred, nil
+}
+
+// day is the UTC day t falls on, at midnight: the providers' daily
+// buckets are UTC days.
+func day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// Service creates, tests and syncs connections for the web pages, the API,
+// the CLI and the jobs alike.
+type Service struct {
+	// Store is the unfenced store: a sync fences itself to the
+	// connection's org.
+	Store    *store.Store
+	Importer *ingest.Importer
+	// Key seals credentials; nil when SECRET_KEY is not set, which refuses
+	// new connections and fails syncs with ErrNoKey.
+	Key *Key
+	// HTTP makes the providers' calls; nil means a client whose calls each
+	// time out after CallTimeout.
+	HTTP *http.Client
+	// Base URLs of the providers' APIs, for tests; empty means the real
+	// ones.
+	OpenAIURL, AnthropicURL string
+	// Retry is how calls answered 429 or 5xx are retried; zero means
+	// DefaultRetry.
+	Retry Retry
+	// Interval is how long after a sync the next is due; zero means
+	// DefaultInterval.
+	Interval time.Duration
+	Log      *slog.Logger
+	// Now is the clock (time.Now when nil), for tests.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) interval() time.Duration {
+	if s.Interval > 0 {
+		return s.Interval
+	}
+	return DefaultInterval
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// Create validates in and saves it as a connection of org, its credentials
+// sealed, due to sync at once. st is the caller's store (a request's,
+// fenced to org). A name the org uses already is an *InputError.
+func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int64, in Input) (store.Connection, error) {
+	set, cred, err := in.validate(s.now())
+	if err != nil {
+		return store.Connection{}, err
+	}
+	if s.Key == nil {
+		return store.Connection{}, ErrNoKey
+	}
+	settings, err := json.Marshal(set)
+	if err != nil {
+		return store.Connection{}, err
+	}
+	plain, err := json.Marshal(cred)
+	if err != nil {
+		return store.Connection{}, err
+	}
+	c, err := st.CreateConnection(ctx, store.NewConnection{
+		OrgID: orgID, Name: strings.TrimSpace(in.Name), Kind: in.Kind, Settings: settings,
+		Secret: s.Key.Seal(orgID, plain), SecretHint: cred.hint(), CreatedBy: userID,
+	})
+	if errors.Is(err, store.ErrConflict) {
+		return c, &InputError{"name", fmt.Sprintf("the org has a connection named %q already", strings.TrimSpace(in.Name))}
+	}
+	return c, err
+}
+
+// credentials opens c's sealed credentials.
+func (s *Service) credentials(c store.Connection) (Credentials, error) {
+	if s.Key == nil {
+		return Credentials{}, ErrNoKey
+	}
+	plain, err := s.Key.Open(c.OrgID, c.Secret)
+	if err != nil {
+		return Credentials{}, err
+	}
+	var cred Credentials
+	if err := json.Unmarshal(plain, &cred); err != nil {
+		return Credentials{}, errors.New("the stored credentials are damaged: save the connection's key again")
+	}
+	return cred, nil
+}
+
+// Rotate re-seals every connection's credentials under newKey, in one
+// transaction: all or none. Secrets already under newKey are left alone,
+// so a rotation that was interrupted can be run again.
+func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, error) {
+	n := 0
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		cs, err := tx.AllConnections(ctx)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if strings.HasPrefix(c.Secret, "v1."+newKey.ID()+".") {
+				continue
+			}
+			plain, err := oldKey.Open(c.OrgID, c.Secret)
+			if err != nil {
+				return fmt.Errorf("connection %q (org %d): %w", c.Name, c.OrgID, err)
+			}
+			if err := tx.SetConnectionSecret(ctx, c.OrgID, c.ID, newKey.Seal(c.OrgID, plain)); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// View is a connection as the API and `burnrate connection list --json`
+// show it: everything but the credentials, of which only the hint.
+type View struct {
+	ID         int64      `json:"id"`
+	Name       string     `json:"name"`
+	Kind       string     `json:"kind"`
+	Settings   Settings   `json:"settings"`
+	SecretHint string     `json:"secret_hint"`
+	Paused     bool       `json:"paused"`
+	CreatedAt  time.Time  `json:"created_at"`
+	NextRunAt  *time.Time `json:"next_run_at"` // null while paused
+	LastRunAt  *time.Time `json:"last_run_at"`
+	LastStatus string     `json:"last_status"` // "", ok, failed
+	LastError  string     `json:"last_error"`
+	LastRows   int64      `json:"last_rows"`
+}
+
+// ViewOf returns c's view.
+func ViewOf(c store.Connection) View {
+	v := View{ID: c.ID, Name: c.Name, Kind: c.Kind, SecretHint: c.SecretHint, Paused: c.Paused, CreatedAt: c.CreatedAt,
+		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows}
+	_ = json.Unmarshal(c.Settings, &v.Settings)
+	if !c.Paused {
+		next := c.NextRunAt
+		v.NextRunAt = &next
+	}
+	return v
+}

@@ -1,0 +1,228 @@
+package connect_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestParseKey(t *testing.T) {
+	_, b64 := newKey(t)
+	raw := make([]byte, 32)
+	for _, ok := range []string{b64, strings.TrimRight(b64, "="), hex.EncodeToString(raw), " " + b64 + "\n"} {
+		if _, err := connect.ParseKey("SECRET_KEY", ok); err != nil {
+			t.Errorf("ParseKey(%q): %v", ok, err)
+		}
+	}
+	if _, err := connect.ParseKey("SECRET_KEY", ""); !errors.Is(err, connect.ErrNoKey) {
+		t.Errorf("empty key: %v", err)
+	}
+	for _, bad := range []string{"hunter2", b64[:20], hex.EncodeToString(raw[:16])} {
+		_, err := connect.ParseKey("SECRET_KEY", bad)
+		if err == nil || !strings.Contains(err.Error(), "SECRET_KEY: want 32 random bytes") || strings.Contains(err.Error(), bad) {
+			t.Errorf("ParseKey(%q): %v", bad, err)
+		}
+	}
+}
+
+func TestSealOpen(t *testing.T) {
+	k1, _ := newKey(t)
+	k2, _ := newKey(t)
+	sealed := k1.Seal(7, []byte("sk-admin-secret"))
+	if strings.Contains(sealed, "sk-admin") || sealed == k1.Seal(7, []byte("sk-admin-secret")) {
+		t.Fatalf("sealed %q: in clear, or without a fresh nonce", sealed)
+	}
+	if got, err := k1.Open(7, sealed); err != nil || string(got) != "sk-admin-secret" {
+		t.Fatalf("Open: %q, %v", got, err)
+	}
+	_, err := k2.Open(7, sealed)
+	if !errors.Is(err, connect.ErrWrongKey) || !strings.Contains(err.Error(), "saved under key "+k1.ID()) ||
+		!strings.Contains(err.Error(), "SECRET_KEY is key "+k2.ID()) || !strings.Contains(err.Error(), "burnrate secrets rotate") {
+		t.Fatalf("wrong key: %v", err)
+	}
+	// Copied to another org's row, or tampered with: refused.
+	if _, err := k1.Open(8, sealed); err == nil {
+		t.Fatal("a secret opened for another org")
+	}
+	tampered := sealed[:len(sealed)-2] + "AA"
+	if _, err := k1.Open(7, tampered); err == nil || !strings.Contains(err.Error(), "do not decrypt") {
+		t.Fatalf("tampered: %v", err)
+	}
+}
+
+// The key typed is in no column of the database, in clear or as typed;
+// pages get the hint only.
+func TestStoredSecretNotInClear(t *testing.T) {
+	b := newBundle(t)
+	const apiKey = "sk-admin-THIS-IS-THE-SECRET-9f3k"
+	c := b.create(t, connect.Input{Name: "OpenAI", Kind: connect.KindOpenAI, APIKey: apiKey})
+	if c.SecretHint != "…9f3k" {
+		t.Fatalf("hint %q", c.SecretHint)
+	}
+	var row string
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT c::text FROM connections c WHERE id = $1`, c.ID).Scan(&row); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(row, "THIS-IS-THE-SECRET") || strings.Contains(row, hex.EncodeToString([]byte(apiKey))) {
+		t.Fatalf("the key is stored in clear: %s", row)
+	}
+}
+
+func TestNoKey(t *testing.T) {
+	b := newBundle(t)
+	c := b.create(t, connect.Input{Name: "OpenAI", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
+	b.svc.Key = nil
+	err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
+		_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, connect.Input{Name: "other", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
+		return err
+	})
+	if !errors.Is(err, connect.ErrNoKey) || !strings.Contains(err.Error(), "SECRET_KEY is not set") {
+		t.Fatalf("create without a key: %v", err)
+	}
+	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); !errors.Is(err, connect.ErrNoKey) {
+		t.Fatalf("sync without a key: %v", err)
+	}
+	if got := b.connection(t, c.ID); !strings.HasPrefix(got.LastError, "SECRET_KEY is not set") {
+		t.Fatalf("recorded %q", got.LastError)
+	}
+}
+
+// A server started with another key says so on the connection, naming
+// both keys, and imports nothing.
+func TestWrongKeyOnSync(t *testing.T) {
+	b := newBundle(t)
+	f := newFakeOpenAI(t, b)
+	c := b.create(t, connect.Input{Name: "OpenAI", Kind: connect.KindOpenAI, APIKey: f.key})
+	other, _ := newKey(t)
+	b.svc.Key = other
+	_, err := b.svc.Sync(context.Background(), b.org.ID, c.ID)
+	if !errors.Is(err, connect.ErrWrongKey) {
+		t.Fatalf("sync under another key: %v", err)
+	}
+	got := b.connection(t, c.ID)
+	if !strings.Contains(got.LastError, "wrong SECRET_KEY") || !strings.Contains(got.LastError, other.ID()) || len(f.takeRequests()) != 0 {
+		t.Fatalf("recorded %q", got.LastError)
+	}
+}
+
+// Rotation re-seals every org's secrets under the new key, all or none;
+// run again, it has nothing to do.
+func TestRotate(t *testing.T) {
+	b := newBundle(t)
+	old := b.svc.Key
+	c1 := b.create(t, connect.Input{Name: "one", Kind: connect.KindOpenAI, APIKey: "sk-admin-one-0123456789"})
+	org2, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
+	var c2 store.Connection
+	err := b.st.Fenced(context.Background(), org2.ID, 0, func(st *store.Store) error {
+		var err error
+		c2, err = b.svc.Create(context.Background(), st, org2.ID, 0, connect.Input{Name: "two", Kind: connect.KindAnthropic, APIKey: "sk-ant-admin-two-0123"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nu, _ := newKey(t)
+	wrong, _ := newKey(t)
+	if _, err := connect.Rotate(context.Background(), b.st, wrong, nu); !errors.Is(err, connect.ErrWrongKey) {
+		t.Fatalf("rotate from the wrong old key: %v", err)
+	}
+	if got := b.connection(t, c1.ID); got.Secret != c1.Secret {
+		t.Fatal("a failed rotation changed a secret")
+	}
+	n, err := connect.Rotate(context.Background(), b.st, old, nu)
+	if err != nil || n != 2 {
+		t.Fatalf("rotate: %d, %v", n, err)
+	}
+	for _, c := range []store.Connection{c1, c2} {
+		got, err := b.st.Connection(context.Background(), c.OrgID, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nu.Open(c.OrgID, got.Secret); err != nil {
+			t.Fatalf("%s under the new key: %v", c.Name, err)
+		}
+		if _, err := old.Open(c.OrgID, got.Secret); !errors.Is(err, connect.ErrWrongKey) {
+			t.Fatalf("%s still opens under the old key: %v", c.Name, err)
+		}
+	}
+	if n, err := connect.Rotate(context.Background(), b.st, old, nu); err != nil || n != 0 {
+		t.Fatalf("second rotate: %d, %v", n, err)
+	}
+}
+
+// Credentials never print, however they are logged.
+func TestCredentialsNeverPrint(t *testing.T) {
+	c := connect.Credentials{APIKey: "sk-admin-PRINTED"}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	log.Info("x", slog.Any("cred", c), slog.Any("ptr", &c))
+	fmt.Fprintf(&buf, "%v %+v %#v %s %q", c, c, c, c, c)
+	if strings.Contains(buf.String(), "PRINTED") {
+		t.Fatalf("credentials printed: %s", buf.String())
+	}
+}
+
+func TestInputValidation(t *testing.T) {
+	b := newBundle(t)
+	for _, tc := range []struct {
+		in    connect.Input
+		field string
+	}{
+		{connect.Input{Kind: connect.KindOpenAI, APIKey: "k"}, "name"},
+		{connect.Input{Name: "a\x00b", Kind: connect.KindOpenAI, APIKey: "k"}, "name"},
+		{connect.Input{Name: "x", Kind: "gcp", APIKey: "k"}, "kind"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI}, "api_key"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "a b"}, "api_key"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", StartDate: "2026-13-01"}, "start_date"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", StartDate: "2019-01-01"}, "start_date"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", RestateDays: "90"}, "restate_days"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", RestateDays: "1e999999"}, "restate_days"},
+		{connect.Input{Name: "x", Kind: connect.KindOpenAI, APIKey: "k", Data: "both"}, "data"},
+	} {
+		err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
+			_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, tc.in)
+			return err
+		})
+		var ie *connect.InputError
+		if !errors.As(err, &ie) || ie.Field != tc.field {
+			t.Errorf("%+v: %v, want an error about %s", tc.in, err, tc.field)
+		}
+	}
+	b.create(t, connect.Input{Name: "Prod", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
+	err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
+		_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, connect.Input{Name: "prod", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
+		return err
+	})
+	var ie *connect.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "already") {
+		t.Fatalf("a second connection of the same name: %v", err)
+	}
+}
+
+// Another org's connection is out of reach through a fenced store.
+func TestConnectionsFenced(t *testing.T) {
+	b := newBundle(t)
+	c := b.create(t, connect.Input{Name: "mine", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
+	other, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
+	err := b.st.Fenced(context.Background(), other.ID, 0, func(st *store.Store) error {
+		if _, err := st.Connection(context.Background(), b.org.ID, c.ID); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("read across orgs: %v", err)
+		}
+		if err := st.DeleteConnection(context.Background(), b.org.ID, c.ID); !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("delete across orgs: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,244 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
+)
+
+// testTimeout bounds a connection's Test button: one small call to the
+// provider while the admin waits.
+const testTimeout = 20 * time.Second
+
+var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3"}
+
+// connectionsPage renders the Connections page with v's form state.
+func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
+	cs, err := s.db(c).Connections(c.Request().Context(), currentOrg(c).ID)
+	if err != nil {
+		return err
+	}
+	for _, conn := range cs {
+		cv := connect.ViewOf(conn)
+		detail := cv.Settings.Data
+		if cv.Settings.StartDate != "" {
+			detail += " since " + cv.Settings.StartDate
+		}
+		if conn.Kind == connect.KindS3 {
+			detail = "s3://" + cv.Settings.Bucket + "/" + cv.Settings.Prefix
+		}
+		v.Rows = append(v.Rows, views.ConnectionRow{
+			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], Detail: detail, Hint: conn.SecretHint,
+			Paused: conn.Paused, LastRunAt: conn.LastRunAt, LastStatus: conn.LastStatus, LastError: conn.LastError,
+			LastRows: conn.LastRows, NextRunAt: conn.NextRunAt,
+		})
+	}
+	if v.Errors == nil {
+		v.Errors = map[string]string{}
+	}
+	v.KeyMissing = s.cfg.Connections.Key == nil
+	v.Now = time.Now()
+	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "imports"), v))
+}
+
+func (s *Server) handleConnections(c echo.Context) error {
+	return s.connectionsPage(c, http.StatusOK, views.ConnectionsView{})
+}
+
+// createConnection saves in as the org's connection and queues its first
+// sync in the same transaction: the pages and the API share it.
+func (s *Server) createConnection(c echo.Context, in connect.Input) (store.Connection, error) {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	var userID int64
+	if u := currentUser(c); u != nil {
+		userID = u.ID
+	}
+	var conn store.Connection
+	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
+		var err error
+		if conn, err = s.cfg.Connections.Create(ctx, tx, org.ID, userID, in); err != nil {
+			return err
+		}
+		return s.enqueueSync(ctx, tx, conn)
+	})
+	return conn, err
+}
+
+// enqueueSync queues a sync of conn now, when this server has a job queue
+// (without one, the scheduler of some worker picks it up).
+func (s *Server) enqueueSync(ctx context.Context, st *store.Store, conn store.Connection) error {
+	if s.cfg.Queue == nil {
+		return nil
+	}
+	_, err := connect.Enqueue(ctx, s.cfg.Queue, st, conn.OrgID, conn.ID)
+	return err
+}
+
+func (s *Server) handleConnectionCreate(c echo.Context) error {
+	f := views.ConnectionForm{
+		Name: c.FormValue("name"), Kind: c.FormValue("kind"), StartDate: c.FormValue("start_date"),
+		RestateDays: c.FormValue("restate_days"), Data: c.FormValue("data"),
+		Bucket: c.FormValue("bucket"), Prefix: c.FormValue("prefix"), Region: c.FormValue("region"),
+		EndpointURL: c.FormValue("endpoint_url"), AccessKeyID: c.FormValue("access_key_id"),
+	}
+	conn, err := s.createConnection(c, connect.Input{
+		Name: f.Name, Kind: f.Kind, APIKey: c.FormValue("api_key"), StartDate: f.StartDate,
+		RestateDays: quantity.Text(f.RestateDays), Data: f.Data,
+		Bucket: f.Bucket, Prefix: f.Prefix, Region: f.Region, EndpointURL: f.EndpointURL,
+		AccessKeyID: f.AccessKeyID, SecretAccessKey: c.FormValue("secret_access_key"),
+	})
+	var ie *connect.InputError
+	switch {
+	case errors.As(err, &ie):
+		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: map[string]string{ie.Field: capitalise(ie.Msg) + "."}})
+	case errors.Is(err, connect.ErrNoKey):
+		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: map[string]string{"form": err.Error()}})
+	case err != nil:
+		return err
+	}
+	s.flash(c, "Connection "+conn.Name+" saved; its key is stored encrypted and will not be shown again. The first pull is queued.")
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
+func (s *Server) pathConnection(c echo.Context) (store.Connection, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return store.Connection{}, err
+	}
+	return s.db(c).Connection(c.Request().Context(), currentOrg(c).ID, id)
+}
+
+// handleConnectionTest makes one small call with the connection's key and
+// says what came of it.
+func (s *Server) handleConnectionTest(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), testTimeout)
+	defer cancel()
+	if err := s.cfg.Connections.Test(ctx, conn); err != nil {
+		s.flash(c, conn.Name+": the test failed: "+err.Error())
+	} else {
+		s.flash(c, conn.Name+": the test call succeeded.")
+	}
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
+func (s *Server) handleConnectionSync(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	if err := s.enqueueSync(c.Request().Context(), s.db(c), conn); err != nil {
+		return err
+	}
+	s.flash(c, conn.Name+": a pull is queued.")
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
+func (s *Server) handleConnectionPause(c echo.Context) error {
+	return s.setPaused(c, true)
+}
+
+func (s *Server) handleConnectionResume(c echo.Context) error {
+	return s.setPaused(c, false)
+}
+
+func (s *Server) setPaused(c echo.Context, paused bool) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).SetConnectionPaused(c.Request().Context(), conn.OrgID, conn.ID, paused); err != nil {
+		return err
+	}
+	if paused {
+		s.flash(c, conn.Name+" paused: it is not pulled until resumed.")
+	} else {
+		s.flash(c, conn.Name+" resumed: it is pulled within minutes.")
+	}
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
+func (s *Server) handleConnectionDelete(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteConnection(c.Request().Context(), conn.OrgID, conn.ID); err != nil {
+		return err
+	}
+	s.flash(c, "Connection "+conn.Name+" deleted; what it imported stays.")
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
+// The connections API: /api/v1/connections, for scripts with an org API
+// token. Credentials go in and never come out.
+
+func (s *Server) handleAPIConnectionList(c echo.Context) error {
+	cs, err := s.db(c).Connections(c.Request().Context(), currentOrg(c).ID)
+	if err != nil {
+		return err
+	}
+	out := make([]connect.View, 0, len(cs))
+	for _, conn := range cs {
+		out = append(out, connect.ViewOf(conn))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"connections": out})
+}
+
+func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
+	var in connect.Input
+	if err := decodeJSON(c, &in); err != nil {
+		return err
+	}
+	conn, err := s.createConnection(c, in)
+	var ie *connect.InputError
+	switch {
+	case errors.As(err, &ie):
+		return unprocessable("%s", ie.Error())
+	case errors.Is(err, connect.ErrNoKey):
+		return unprocessable("%s", err.Error())
+	case err != nil:
+		return err
+	}
+	return c.JSON(http.StatusCreated, connect.ViewOf(conn))
+}
+
+func (s *Server) handleAPIConnectionDelete(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	if err := s.db(c).DeleteConnection(c.Request().Context(), conn.OrgID, conn.ID); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// handleAPIConnectionSync queues a pull; queued is false when one is
+// queued or running already.
+func (s *Server) handleAPIConnectionSync(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	if s.cfg.Queue == nil {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "this server runs no job queue")
+	}
+	queued, err := connect.Enqueue(c.Request().Context(), s.cfg.Queue, s.db(c), conn.OrgID, conn.ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"queued": queued, "connection": conn.Name})
+}

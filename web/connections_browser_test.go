@@ -1,0 +1,134 @@
+package web_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/riverqueue/river"
+
+	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store/storetest"
+	"github.com/burnrate/burnrate/web"
+	"github.com/burnrate/burnrate/web/browsertest"
+)
+
+// TestBrowserConnectionPulls adds an OpenAI connection in a real browser;
+// the job queue (running, as in serve) pulls it at once from a loopback
+// OpenAI, and the page then shows the run, its rows and the next run,
+// never the key; the import history says "via connection".
+func TestBrowserConnectionPulls(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+testAdminKey {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		q := r.URL.Query()
+		io.WriteString(w, `{"object":"page","data":[{"object":"bucket","start_time":`+q.Get("start_time")+`,"end_time":`+q.Get("end_time")+
+			`,"results":[{"object":"organization.costs.result","amount":{"value":42.5,"currency":"usd"},"line_item":"gpt-4o-2024-08-06, input","project_id":"proj_web"},`+
+			`{"object":"organization.costs.result","amount":{"value":7.25,"currency":"usd"},"line_item":"gpt-4o-2024-08-06, output","project_id":"proj_web"}]}],"has_more":false,"next_page":null}`)
+	}))
+	t.Cleanup(openai.Close)
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	key, _ := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	q := jobs.NewQueue()
+	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	svc := &connect.Service{Store: st, Importer: importer, Key: key, OpenAIURL: openai.URL}
+	workers := river.NewWorkers()
+	connect.Register(workers, svc, q)
+	client, err := jobs.New(st, jobs.Config{Workers: workers, Queue: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- client.Run(runCtx) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Start()
+	t.Cleanup(ts.Close)
+	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL, Connections: svc, Queue: q})
+	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
+
+	bctx := browsertest.New(t, 2*time.Minute)
+	var page, rows, history string
+	steps := []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(ts.URL + "/login"),
+		chromedp.WaitVisible(`input[name=email]`),
+		chromedp.SendKeys(`input[name=email]`, owner.Email),
+		chromedp.SendKeys(`input[name=password]`, storetest.Password),
+		chromedp.Submit(`[data-testid=login-form]`),
+		chromedp.WaitNotPresent(`[data-testid=login-form]`),
+		chromedp.Navigate(ts.URL + "/imports"),
+		chromedp.WaitVisible(`[data-testid=connections-link]`),
+		chromedp.Click(`[data-testid=connections-link]`),
+		chromedp.WaitVisible(`[data-testid=connection-form]`),
+		chromedp.SendKeys(`[data-testid=connection-form] input[name=name]`, "OpenAI from the browser"),
+		chromedp.SendKeys(`[data-testid=connection-form] input[name=api_key]`, testAdminKey),
+		chromedp.Click(`[data-testid=connection-save]`),
+	}
+	for i, step := range steps {
+		sctx, cancel := context.WithTimeout(bctx, 20*time.Second)
+		err := chromedp.Do(sctx, step)
+		cancel()
+		if err != nil {
+			body, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+			t.Fatalf("step %d: %v\n%s", i, err, body)
+		}
+	}
+	wctx, cancel := context.WithTimeout(bctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(`[data-testid=connection-row]`)); err != nil {
+		html, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("after saving: %v\n%s", err, html)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if err := chromedp.Do(bctx,
+			chromedp.Navigate(ts.URL+"/connections"),
+			chromedp.WaitVisible(`[data-testid=connection-row]`),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if rows, err = chromedp.Run(bctx, chromedp.Text(`[data-testid=connection-rows]`)); err != nil {
+			t.Fatal(err)
+		}
+		if page, err = chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`)); err != nil {
+			t.Fatal(err)
+		}
+		if rows != "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the connection was not pulled within a minute:\n%s", page)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if rows != "2" || !strings.Contains(page, "status-ok") || strings.Contains(page, "WEBTEST") {
+		t.Fatalf("rows %q; page:\n%s", rows, page)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(ts.URL+"/imports"), chromedp.WaitVisible(`main`)); err != nil {
+		t.Fatal(err)
+	}
+	if history, err = chromedp.Run(bctx, chromedp.Text(`main`)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(history, "connection OpenAI from the browser") {
+		t.Fatalf("the history does not say where the import came from:\n%s", history)
+	}
+}

@@ -1,0 +1,234 @@
+package web_test
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+	"github.com/burnrate/burnrate/web"
+)
+
+const testAdminKey = "sk-admin-WEBTEST-secret-7q2x"
+
+// setupConnections is a server whose connections are sealed under a key,
+// whose OpenAI is a loopback server accepting testAdminKey, and whose job
+// queue is real (nothing works it: the tests look at what is queued).
+func setupConnections(t *testing.T) *bundle {
+	t.Helper()
+	st := storetest.New(t)
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	key, err := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+testAdminKey {
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, `{"error":{"message":"Incorrect API key provided"}}`)
+			return
+		}
+		io.WriteString(w, `{"object":"page","data":[],"has_more":false,"next_page":null}`)
+	}))
+	t.Cleanup(openai.Close)
+	q := jobs.NewQueue()
+	if _, err := jobs.New(st, jobs.Config{Queue: q}); err != nil {
+		t.Fatal(err)
+	}
+	svc := &connect.Service{Store: st, Key: key, OpenAIURL: openai.URL,
+		Importer: ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{BaseURL: "http://burnrate.test", Connections: svc, Queue: q})}
+}
+
+func queuedSyncs(t *testing.T, st *store.Store) int {
+	t.Helper()
+	var n int
+	if err := st.Pool().QueryRow(ctx(), `SELECT count(*) FROM river_job WHERE kind = 'connection_sync' AND state = 'available'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// An admin adds a connection in the browser: the key is never shown again,
+// the first pull is queued, Test calls the provider, and pause, sync and
+// delete work; errors name the field.
+func TestConnectionsPage(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/connections")
+	wantStatus(t, rec, http.StatusOK)
+	if doc(t, rec).Find(`[data-testid=connection-form]`).Length() != 1 || doc(t, rec).Find(`[data-testid=key-missing]`).Length() != 0 {
+		t.Fatal("the owner has no add form, or is told the key is missing")
+	}
+
+	rec = c.post("/connections", url.Values{"name": {"OpenAI prod"}, "kind": {"openai"}, "api_key": {testAdminKey}, "restate_days": {"1e999999"}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if msg := doc(t, rec).Find(`[data-testid=field-error]`).Text(); !strings.Contains(msg, "Restate_days") && !strings.Contains(msg, "counts") {
+		t.Errorf("bad restate days: %q", msg)
+	}
+	if strings.Contains(rec.Body.String(), testAdminKey) {
+		t.Fatal("the refused form echoes the key")
+	}
+
+	rec = c.post("/connections", url.Values{"name": {"OpenAI prod"}, "kind": {"openai"}, "api_key": {testAdminKey}, "start_date": {"2026-11-01"}})
+	wantStatus(t, rec, http.StatusSeeOther)
+	if queuedSyncs(t, b.st) != 1 {
+		t.Fatal("the first pull was not queued")
+	}
+	rec = c.get("/connections")
+	body := rec.Body.String()
+	if strings.Contains(body, testAdminKey) || strings.Contains(body, "WEBTEST") {
+		t.Fatal("the page shows the key")
+	}
+	d := doc(t, rec)
+	if d.Find(`[data-testid=connection-row]`).Length() != 1 || !strings.Contains(d.Find(`[data-testid=connection-row]`).Text(), "…7q2x") ||
+		!strings.Contains(d.Find(`[data-testid=flash]`).Text(), "will not be shown again") {
+		t.Fatalf("page after adding:\n%s", d.Find("main").Text())
+	}
+	conn, err := b.st.ConnectionByName(ctx(), org.ID, "openai prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := itoa(conn.ID)
+
+	wantStatus(t, c.post("/connections/"+id+"/test", nil), http.StatusSeeOther)
+	if f := flashOf(t, c); !strings.Contains(f, "the test call succeeded") {
+		t.Fatalf("test flash %q", f)
+	}
+	// A second sync while one is queued is not queued twice.
+	wantStatus(t, c.post("/connections/"+id+"/sync", nil), http.StatusSeeOther)
+	if queuedSyncs(t, b.st) != 1 {
+		t.Fatal("a connection was queued twice")
+	}
+	wantStatus(t, c.post("/connections/"+id+"/pause", nil), http.StatusSeeOther)
+	if got := doc(t, c.get("/connections")).Find(`[data-testid=connection-next]`).Text(); got != "paused" {
+		t.Fatalf("next run %q after pausing", got)
+	}
+	rec = c.post("/connections", url.Values{"name": {"openai PROD"}, "kind": {"openai"}, "api_key": {testAdminKey}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	wantStatus(t, c.post("/connections/"+id+"/delete", nil), http.StatusSeeOther)
+	if doc(t, c.get("/connections")).Find(`[data-testid=connection-row]`).Length() != 0 {
+		t.Fatal("not deleted")
+	}
+}
+
+// Members see connections but change nothing; another org's connection is
+// a 404.
+func TestConnectionsAdminsOnly(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	owners := b.client(t)
+	owners.login(owner.Email)
+	owners.get("/connections")
+	wantStatus(t, owners.post("/connections", url.Values{"name": {"Claude"}, "kind": {"anthropic"}, "api_key": {"sk-ant-admin-abcdefgh"}}), http.StatusSeeOther)
+	conn, err := b.st.ConnectionByName(ctx(), org.ID, "Claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := storetest.Member(t, b.st, org, access.Member)
+	c := b.client(t)
+	c.login(member.Email)
+	rec := c.get("/connections")
+	wantStatus(t, rec, http.StatusOK)
+	if doc(t, rec).Find(`[data-testid=connection-form], [data-testid=connection-delete]`).Length() != 0 {
+		t.Fatal("a member sees the admin's controls")
+	}
+	for _, p := range []string{"/connections", "/connections/" + itoa(conn.ID) + "/delete", "/connections/" + itoa(conn.ID) + "/sync",
+		"/connections/" + itoa(conn.ID) + "/test", "/connections/" + itoa(conn.ID) + "/pause"} {
+		wantStatus(t, c.post(p, url.Values{"name": {"x"}, "kind": {"openai"}, "api_key": {"k"}}), http.StatusForbidden)
+	}
+	_, stranger := storetest.Org(t, b.st, storetest.OrgOpts{})
+	s := b.client(t)
+	s.login(stranger.Email)
+	s.get("/connections")
+	wantStatus(t, s.post("/connections/"+itoa(conn.ID)+"/delete", nil), http.StatusNotFound)
+	if _, err := b.st.Connection(ctx(), org.ID, conn.ID); err != nil {
+		t.Fatal("another org deleted the connection")
+	}
+}
+
+func TestConnectionsWithoutSecretKey(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/connections")
+	if doc(t, rec).Find(`[data-testid=key-missing]`).Length() != 1 {
+		t.Fatal("the page does not say SECRET_KEY is missing")
+	}
+	rec = c.post("/connections", url.Values{"name": {"OpenAI"}, "kind": {"openai"}, "api_key": {testAdminKey}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if !strings.Contains(rec.Body.String(), "SECRET_KEY is not set") {
+		t.Fatal("no clear message without SECRET_KEY")
+	}
+}
+
+// The API creates, lists, syncs and deletes; the key goes in and never
+// comes out.
+func TestConnectionsAPI(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(method, path, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, apiRequest(method, path, token, body))
+		return rec
+	}
+	rec := call(http.MethodPost, "/api/v1/connections", `{"name":"OpenAI","kind":"openai","api_key":"`+testAdminKey+`","start_date":"2026-10-01","restate_days":5}`)
+	wantStatus(t, rec, http.StatusCreated)
+	if strings.Contains(rec.Body.String(), "WEBTEST") {
+		t.Fatal("the answer holds the key")
+	}
+	var v connect.View
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil || v.Settings.RestateDays != 5 || v.SecretHint != "…7q2x" {
+		t.Fatalf("created %s (%v)", rec.Body, err)
+	}
+	rec = call(http.MethodPost, "/api/v1/connections", `{"name":"x","kind":"gcp","api_key":"k"}`)
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if !strings.Contains(rec.Body.String(), "kind") {
+		t.Fatalf("bad kind: %s", rec.Body)
+	}
+	rec = call(http.MethodGet, "/api/v1/connections", "")
+	wantStatus(t, rec, http.StatusOK)
+	if !strings.Contains(rec.Body.String(), `"name":"OpenAI"`) || strings.Contains(rec.Body.String(), "WEBTEST") || strings.Contains(rec.Body.String(), "v1.") {
+		t.Fatalf("list %s", rec.Body)
+	}
+	path := fmt.Sprintf("/api/v1/connections/%d", v.ID)
+	rec = call(http.MethodPost, path+"/sync", "")
+	wantStatus(t, rec, http.StatusAccepted)
+	if !strings.Contains(rec.Body.String(), `"queued":false`) { // the create queued one already
+		t.Fatalf("sync %s", rec.Body)
+	}
+	other, otherOwner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, otherToken, _ := b.st.CreateAPIToken(ctx(), other.ID, "ci", otherOwner.ID)
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodDelete, path, otherToken, ""))
+	wantStatus(t, rec, http.StatusNotFound)
+	wantStatus(t, call(http.MethodDelete, path, ""), http.StatusNoContent)
+	wantStatus(t, call(http.MethodDelete, path, ""), http.StatusNotFound)
+}
