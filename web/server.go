@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
@@ -78,6 +79,9 @@ type Config struct {
 	// request goes nowhere.
 	Outbox *mail.Outbox
 	Queue  *jobs.Queue
+	// Billing is Stripe billing (docs/billing.md). Nil, or one with no
+	// secret key, is a self-hosted install: no plans, no limits.
+	Billing *billing.Service
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -93,6 +97,7 @@ type Server struct {
 	imports  *importSlots    // imports running per org (body.go)
 	notifier *notify.Notifier
 	mailer   *account.Mailer // nil without an outbox
+	billing  *billing.Service
 }
 
 // NewServer wires the routes and middleware.
@@ -123,6 +128,10 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.importer.AfterImport = cfg.AfterImport
+	s.billing = cfg.Billing
+	if s.billing.Enabled() {
+		s.importer.RowQuota = s.billing.RowQuota
+	}
 	if cfg.Outbox != nil {
 		s.mailer = &account.Mailer{Outbox: cfg.Outbox, BaseURL: cfg.BaseURL}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
@@ -22,6 +23,7 @@ type background struct {
 	*jobs.Client
 	outbox   *mail.Outbox
 	notifier *notify.Notifier
+	billing  *billing.Service
 }
 
 // newJobs builds the background. It lists every kind of job Burnrate has: a
@@ -52,13 +54,21 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		Mailer:       outboxMailer{outbox: outbox, store: st},
 		Log:          log,
 	})
-	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log})
+	bill := billing.New(cfg.billing(), st, log)
+	// On the Free plan there is no digest and no budget alert (every org
+	// has both with billing off).
+	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log,
+		Notifies: bill.Cfg().Notifies})
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
+	if bill.Enabled() {
+		river.AddWorker(workers, &billing.GraceWorker{Service: bill})
+		periodic = append(periodic, billing.Periodic()...)
+	}
 	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
 	if err != nil {
 		return nil, err
 	}
-	return &background{Client: c, outbox: outbox, notifier: notifier}, nil
+	return &background{Client: c, outbox: outbox, notifier: notifier, billing: bill}, nil
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.

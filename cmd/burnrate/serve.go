@@ -37,6 +37,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		AfterImport:    afterImport(bg.Queue()),
 		Outbox:         bg.outbox,
 		Queue:          bg.Queue(),
+		Billing:        bg.billing,
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
