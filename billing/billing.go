@@ -17,7 +17,8 @@ import (
 type Plan struct {
 	Name  string // as stored in orgs.plan: free, team, business
 	Title string
-	// Seats is how many members an org may have, open invites counted.
+	// Seats is how many people an org may add to its first member (who
+	// made it): its other members and its open invites count.
 	Seats int64
 	// RowsMonth is how many charge rows an org may import per calendar
 	// month (in its time zone).

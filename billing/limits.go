@@ -44,12 +44,16 @@ func (c Config) CheckInvite(ctx context.Context, st *store.Store, org store.Org)
 	if err != nil {
 		return err
 	}
-	if members+invites < p.Seats {
+	if SeatsUsed(members, invites) < p.Seats {
 		return nil
 	}
-	return c.limitError("seats", p, "The %s plan has %s seat%s, and %s has %s member%s and %s open invite%s: the seat limit is reached.",
+	return c.limitError("seats", p, "The %s plan has %s seat%s besides the org's first member, and %s has %s member%s and %s open invite%s: the seat limit is reached.",
 		p.Title, group(p.Seats), plural(p.Seats), org.Name, group(members), plural(members), group(invites), plural(invites))
 }
+
+// SeatsUsed is the seats members and open invites take: all but the first
+// member, who made the org.
+func SeatsUsed(members, invites int64) int64 { return max(members-1, 0) + invites }
 
 func plural(n int64) string {
 	if n == 1 {

@@ -175,6 +175,6 @@ func (s *Store) RowsImportedSince(ctx context.Context, orgID int64, since time.T
 // imports of one org check the quota and commit one at a time, so that two
 // at once cannot each fit what only one does. Call it inside InTx.
 func (s *Store) LockImportQuota(ctx context.Context, orgID int64) error {
-	_, err := s.q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('import_quota:' || $1::text, 0))`, orgID)
+	_, err := s.q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('import_quota:' || $1::bigint, 0))`, orgID)
 	return mapError("lock import quota", err)
 }

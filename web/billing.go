@@ -65,7 +65,7 @@ func (s *Server) billingPage(c echo.Context, outcome string) error {
 		Enabled: cfg.Enabled(), PlanTitle: u.Plan.Title, Status: org.PlanStatus, Outcome: outcome,
 		HistoryDays: u.HistoryDays, Notifications: u.Plan.Notifications,
 		Usage: []views.Usage{
-			{Label: "Seats", Used: u.Members + u.Invites, Limit: u.Plan.Seats, Unit: "seats (members and open invites)", Key: "seats"},
+			{Label: "Seats", Used: billing.SeatsUsed(u.Members, u.Invites), Limit: u.Plan.Seats, Unit: "seats (members besides the first, and open invites)", Key: "seats"},
 			{Label: "Rows imported this month", Used: u.RowsThisMonth, Limit: u.Plan.RowsMonth, Unit: "rows since " + u.MonthStart.Format("2 January"), Key: "rows"},
 		},
 	}
@@ -88,10 +88,7 @@ func (s *Server) billingPage(c echo.Context, outcome string) error {
 // planLimits says what a plan allows, in a line.
 func planLimits(p billing.Plan) string {
 	n := func(v int64) string { return quantity.Group(strconv.FormatInt(v, 10)) }
-	out := n(p.Seats) + " seats, " + n(p.RowsMonth) + " rows a month, "
-	if p.Seats == 1 {
-		out = "1 seat, " + n(p.RowsMonth) + " rows a month, "
-	}
+	out := "you and " + n(p.Seats) + " more, " + n(p.RowsMonth) + " rows a month, "
 	if p.HistoryDays > 0 {
 		out += strconv.Itoa(p.HistoryDays) + " days of history"
 	} else {
