@@ -117,12 +117,12 @@ func (c Config) Notifies(org store.Org) bool { return c.PlanOf(org).Notification
 
 // Usage is an org's use of its plan's limits, for the billing page.
 type Usage struct {
-	Plan           Plan
-	Members        int64
-	Invites        int64
-	RowsThisMonth  int64
-	MonthStart     time.Time
-	HistoryDays    int
+	Plan            Plan
+	Members         int64
+	Invites         int64
+	RowsThisMonth   int64
+	MonthStart      time.Time
+	HistoryDays     int
 	HistoryEarliest time.Time // zero: unlimited
 }
 

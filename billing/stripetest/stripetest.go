@@ -32,6 +32,21 @@ type Request struct {
 	Method, Path   string
 	Form           url.Values // the form-encoded parameters (Stripe's API takes no JSON)
 	IdempotencyKey string
+	Status         int
+	Response       []byte // the JSON stripe-mock answered
+}
+
+// capture keeps a copy of what is written through it.
+type capture struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (c *capture) WriteHeader(code int) { c.status = code; c.ResponseWriter.WriteHeader(code) }
+func (c *capture) Write(p []byte) (int, error) {
+	c.body.Write(p)
+	return c.ResponseWriter.Write(p)
 }
 
 // Mock is stripe-mock behind a recorder of one test's requests.
@@ -78,11 +93,15 @@ func Start(t testing.TB) *Mock {
 		if r.Method == http.MethodGet {
 			form = r.URL.Query()
 		}
-		m.mu.Lock()
-		m.requests = append(m.requests, Request{Method: r.Method, Path: r.URL.Path, Form: form, IdempotencyKey: r.Header.Get("Idempotency-Key")})
-		m.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxy.ServeHTTP(w, r)
+		// Uncompressed, so that the answer can be read here.
+		r.Header.Del("Accept-Encoding")
+		cw := &capture{ResponseWriter: w, status: http.StatusOK}
+		proxy.ServeHTTP(cw, r)
+		m.mu.Lock()
+		m.requests = append(m.requests, Request{Method: r.Method, Path: r.URL.Path, Form: form,
+			IdempotencyKey: r.Header.Get("Idempotency-Key"), Status: cw.status, Response: cw.body.Bytes()})
+		m.mu.Unlock()
 	}))
 	t.Cleanup(srv.Close)
 	m.URL = srv.URL
