@@ -307,7 +307,7 @@ func TestStripeWebhook(t *testing.T) {
 		b.mustDeliver(t, stripeEvent("evt_f", "invoice.payment_failed", t0.Add(time.Minute), invoiceObj("in_1", cus, "sub_1")))
 		ob := b.orgBilling(t, org.ID)
 		if ob.Plan != "team" || ob.PlanStatus != "past_due" || ob.GraceUntil == nil ||
-			ob.GraceUntil.Sub(time.Now()) < 6*24*time.Hour || ob.GraceUntil.Sub(time.Now()) > 7*24*time.Hour {
+			time.Until(*ob.GraceUntil) < 6*24*time.Hour || time.Until(*ob.GraceUntil) > 7*24*time.Hour {
 			t.Fatalf("after payment_failed: %+v", ob)
 		}
 		oc := b.client(t)
