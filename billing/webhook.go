@@ -295,8 +295,11 @@ func (s *Service) applyInvoice(ctx context.Context, tx *store.Store, inv *stripe
 			}
 			b.PlanStatus, b.GraceUntil = StatusActive, nil
 		}
-	} else {
+	} else if b.Plan != Free.Name {
 		s.startGrace(&b)
+	} else {
+		// A first payment that failed: no paid plan to hold, no grace.
+		return b.OrgID, "no paid plan to hold", tx.SaveOrgBilling(ctx, b)
 	}
 	return b.OrgID, "", tx.SaveOrgBilling(ctx, b)
 }

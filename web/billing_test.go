@@ -555,6 +555,9 @@ func TestFreePlanLimitsBite(t *testing.T) {
 	if rec.Code != http.StatusPaymentRequired || doc(t, rec).Find("[data-testid=upgrade-link]").Length() != 1 {
 		t.Fatalf("dashboard beyond the window: %d", rec.Code)
 	}
+	if doc(t, l.c.get("/settings/digest")).Find("[data-testid=limit-error]").Length() != 1 {
+		t.Fatal("the digest page does not say the digest is off on Free")
+	}
 
 	bb.mustDeliver(t, stripeEvent("evt_up", "customer.subscription.created", time.Now(), subscriptionObj("sub_1", cus, "active", "price_team_monthly")))
 	if rec := l.invite("second@example.com"); rec.Code != http.StatusCreated {
@@ -568,6 +571,9 @@ func TestFreePlanLimitsBite(t *testing.T) {
 	}
 	if rec := l.c.get("/dashboard?range=90d"); rec.Code != http.StatusOK {
 		t.Fatalf("dashboard on Team: %d", rec.Code)
+	}
+	if doc(t, l.c.get("/settings/digest")).Find("[data-testid=limit-error]").Length() != 0 {
+		t.Fatal("the digest page says the digest is off on Team")
 	}
 
 	// Cancelled: back to Free, and every row is still there.
