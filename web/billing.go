@@ -129,6 +129,27 @@ func (s *Server) handleBillingPortal(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, url)
 }
 
+// handleBillingInvoices lists the org's latest invoices from Stripe.
+func (s *Server) handleBillingInvoices(c echo.Context) error {
+	if !s.billing.Enabled() {
+		return echo.ErrNotFound
+	}
+	invs, err := s.billing.Invoices(c.Request().Context(), s.db(c), *currentOrg(c))
+	if err != nil {
+		return s.stripeFailed(c, "invoices", err)
+	}
+	rows := make([]views.InvoiceRow, len(invs))
+	for i, in := range invs {
+		places := int32(2)
+		if in.Amount.Exponent() == 0 {
+			places = 0
+		}
+		rows[i] = views.InvoiceRow{Number: in.Number, Date: in.Created.UTC().Format(time.DateOnly),
+			Amount: quantity.Group(in.Amount.StringFixed(places)) + " " + in.Currency, Status: in.Status, URL: in.URL, PDF: in.PDF}
+	}
+	return render(c, http.StatusOK, views.InvoicesPage(s.shell(c, "Invoices", "settings"), rows))
+}
+
 // stripeFailed logs a failed call to Stripe and tells the owner to retry.
 func (s *Server) stripeFailed(c echo.Context, what string, err error) error {
 	s.log.ErrorContext(c.Request().Context(), "stripe call failed", slog.String("call", what),

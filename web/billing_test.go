@@ -649,6 +649,10 @@ func TestBillingPageForOwners(t *testing.T) {
 	if got := d.Find("[data-testid=usage-rows] progress").AttrOr("max", ""); got != "10000" {
 		t.Fatalf("rows bar max = %q", got)
 	}
+	// No customer yet: no invoices, and Stripe is not asked.
+	if d := doc(t, c.get("/settings/billing/invoices")); d.Find("[data-testid=no-invoices]").Length() != 1 || len(b.mock.Requests("GET", "/v1/invoices")) != 0 {
+		t.Fatal("invoices before any customer")
+	}
 	rec := c.post("/settings/billing/checkout", url.Values{"plan": {"team"}, "interval": {"monthly"}})
 	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "https://checkout.stripe.com/") {
 		t.Fatalf("upgrade: %d %q", rec.Code, rec.Header().Get("Location"))
@@ -662,6 +666,13 @@ func TestBillingPageForOwners(t *testing.T) {
 	}
 	if n := len(b.mock.Requests("POST", "/v1/customers")); n != 1 {
 		t.Fatalf("customers created = %d", n)
+	}
+	ob, _ := b.st.OrgBilling(context.Background(), org.ID)
+	d = doc(t, c.get("/settings/billing/invoices"))
+	list := b.mock.Requests("GET", "/v1/invoices")
+	if len(list) != 1 || list[0].Form.Get("customer") != ob.CustomerID || d.Find("[data-testid=invoice]").Length() == 0 ||
+		!strings.Contains(d.Find("[data-testid=invoice]").First().Text(), "10.00 USD") {
+		t.Fatalf("invoices: asked %+v, page %q", list, d.Find("[data-testid=invoices]").Text())
 	}
 	if rec := c.get("/settings/billing/success?session_id=cs_test_1"); doc(t, rec).Find("[data-testid=checkout-success]").Length() != 1 {
 		t.Fatalf("success page: %d", rec.Code)

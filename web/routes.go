@@ -127,6 +127,7 @@ func (s *Server) routes() {
 	e.POST("/settings/billing/portal", s.handleBillingPortal, owner...)
 	e.GET("/settings/billing/success", s.handleBillingSuccess, owner...)
 	e.GET("/settings/billing/cancel", s.handleBillingCancel, owner...)
+	e.GET("/settings/billing/invoices", s.handleBillingInvoices, owner...)
 
 	// Where alerts and digests go: everyone sees the channels (masked) and
 	// the deliveries; admins change them and send tests.
