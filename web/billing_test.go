@@ -356,6 +356,21 @@ func TestStripeWebhook(t *testing.T) {
 		}
 	})
 
+	t.Run("FirstPaymentFailingStartsNoGrace", func(t *testing.T) {
+		t.Parallel()
+		b := setupBilling(t, false, "")
+		org, _, cus := b.customerOrg(t)
+		b.mustDeliver(t, stripeEvent("evt_c", "customer.subscription.created", t0, subscriptionObj("sub_1", cus, "incomplete", "price_team_monthly")))
+		b.mustDeliver(t, stripeEvent("evt_f", "invoice.payment_failed", t0.Add(time.Second), invoiceObj("in_1", cus, "sub_1")))
+		if ob := b.orgBilling(t, org.ID); ob.Plan != "free" || ob.PlanStatus != "active" || ob.GraceUntil != nil {
+			t.Fatalf("after a first payment failed: %+v", ob)
+		}
+		b.mustDeliver(t, stripeEvent("evt_x", "customer.subscription.updated", t0.Add(2*time.Second), subscriptionObj("sub_1", cus, "incomplete_expired", "price_team_monthly")))
+		if ob := b.orgBilling(t, org.ID); ob.Plan != "free" || ob.PlanStatus != "canceled" {
+			t.Fatalf("after incomplete_expired: %+v", ob)
+		}
+	})
+
 	t.Run("ConcurrentDeliveriesApplyOnce", func(t *testing.T) {
 		t.Parallel()
 		b := setupBilling(t, false, "")
