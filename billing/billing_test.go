@@ -5,19 +5,21 @@ import (
 	"testing"
 
 	"github.com/stripe/stripe-go/v76/webhook"
+
+	"github.com/burnrate/burnrate/store"
 )
 
-func TestPlanFor(t *testing.T) {
+func TestPlanOf(t *testing.T) {
 	t.Parallel()
-	if p, _ := (Config{}).PlanFor("free"); p != SelfHosted {
-		t.Fatalf("billing off: plan = %+v, want self-hosted", p)
+	if p := (Config{}).PlanOf(store.Org{Plan: "free"}); p != Unlimited {
+		t.Fatalf("billing off: plan = %+v, want unlimited", p)
 	}
 	on := Config{SecretKey: "sk_test", WebhookSecret: "whsec"}
-	if p, err := on.PlanFor("team"); err != nil || p.Seats != 20 {
-		t.Fatalf("team = %+v, %v", p, err)
+	if p := on.PlanOf(store.Org{Plan: "team"}); p != Team {
+		t.Fatalf("team = %+v", p)
 	}
-	if _, err := on.PlanFor("gold"); err == nil {
-		t.Fatal("unknown plan accepted")
+	if p := on.PlanOf(store.Org{Plan: "gold"}); p != Free {
+		t.Fatalf("unknown plan = %+v, want free", p)
 	}
 }
 

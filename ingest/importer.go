@@ -31,7 +31,29 @@ type Importer struct {
 	// or not at all. An error fails the import. It is not called for a
 	// failed import or a duplicate file. tx may be fenced to the org.
 	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
+	// RowQuota, when set, bounds the rows an org may import (a plan's
+	// monthly quota). It is asked before the file is read (an org with
+	// nothing left is refused at once), the file is stopped as soon as its
+	// rows pass what is left, and it is asked again inside the import's
+	// transaction, under a lock per org, so that two imports at once
+	// cannot each fit what only one does. A refused file writes nothing,
+	// not even a failed entry in the history. st may be fenced to the org.
+	RowQuota func(ctx context.Context, st *store.Store, org store.Org) (Quota, error)
 }
+
+// Quota is what an org may still import.
+type Quota struct {
+	Left int64 // rows; negative: no limit
+	// Refuse is the error for a file of at least rows rows (0: not read
+	// yet) that does not fit.
+	Refuse func(rows int64) error
+}
+
+// quotaExceeded carries a Quota's refusal out of COPY and the transaction.
+type quotaExceeded struct{ err error }
+
+func (e *quotaExceeded) Error() string { return e.err.Error() }
+func (e *quotaExceeded) Unwrap() error { return e.err }
 
 // NewImporter returns an Importer writing to st, pricing token usage with
 // prices and mapping instance types to GPUs with gpus.
@@ -93,8 +115,15 @@ type ImportError struct {
 func (e *ImportError) Error() string { return e.Err.Error() }
 func (e *ImportError) Unwrap() error { return e.Err }
 
-// HTTPStatus is 422: the file, not the server, is at fault.
-func (e *ImportError) HTTPStatus() int { return http.StatusUnprocessableEntity }
+// HTTPStatus is 422: the file, not the server, is at fault; or the status
+// of the cause when it has one (a plan's limit).
+func (e *ImportError) HTTPStatus() int {
+	var se interface{ HTTPStatus() int }
+	if errors.As(e.Err, &se) {
+		return se.HTTPStatus()
+	}
+	return http.StatusUnprocessableEntity
+}
 
 // Position is the line and column of the bad value, when there is one.
 func (e *ImportError) Position() (int, string) {
@@ -160,6 +189,16 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 // importOn is Import on the one connection im.store holds.
 func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	loc := req.Org.Location()
+	quota := Quota{Left: -1}
+	if im.RowQuota != nil {
+		var err error
+		if quota, err = im.RowQuota(ctx, im.store, req.Org); err != nil {
+			return ImportResult{}, err
+		}
+		if quota.Left == 0 {
+			return ImportResult{}, &ImportError{FileName: req.FileName, Err: quota.Refuse(0)}
+		}
+	}
 	imp, err := im.store.CreateImport(ctx, store.NewImport{
 		OrgID: req.Org.ID, FileName: req.FileName, Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
 	})
@@ -201,6 +240,7 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	}
 	src := newChargeSource(rd, loc)
 	src.progress = req.Progress
+	src.quota = quota
 	var wr store.WriteResult
 	err = im.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
@@ -209,6 +249,18 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		}
 		if src.rows == 0 {
 			return fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
+		}
+		if im.RowQuota != nil {
+			if err := tx.LockImportQuota(ctx, req.Org.ID); err != nil {
+				return err
+			}
+			q, err := im.RowQuota(ctx, tx, req.Org)
+			if err != nil {
+				return err
+			}
+			if q.Left >= 0 && src.rows > q.Left {
+				return &quotaExceeded{q.Refuse(src.rows)}
+			}
 		}
 		// Whatever the parser left unread (after a gzip stream, say) is
 		// still part of the file the hash names.
@@ -240,6 +292,14 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	})
 	if errors.Is(err, errDuplicate) {
 		return im.duplicate(ctx, req, imp.ID, hash.sum())
+	}
+	var qe *quotaExceeded
+	if errors.As(err, &qe) || errors.As(src.err, &qe) {
+		// Refused by the plan, not failed: no trace in the history.
+		if derr := im.store.DeleteImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID); derr != nil {
+			return ImportResult{}, derr
+		}
+		return ImportResult{}, &ImportError{FileName: req.FileName, Err: qe.err}
 	}
 	if err != nil {
 		// A parse error surfaces from inside COPY wrapped by pgx; the
@@ -342,11 +402,12 @@ type chargeSource struct {
 	last     *time.Time
 	totals   map[string]decimal.Decimal
 	progress func(rows int64)
+	quota    Quota
 	err      error
 }
 
 func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
-	return &chargeSource{rd: rd, loc: loc, totals: map[string]decimal.Decimal{}}
+	return &chargeSource{rd: rd, loc: loc, totals: map[string]decimal.Decimal{}, quota: Quota{Left: -1}}
 }
 
 func (s *chargeSource) Next() bool {
@@ -361,6 +422,10 @@ func (s *chargeSource) Next() bool {
 	}
 	r := &s.row
 	s.rows++
+	if s.quota.Left >= 0 && s.rows > s.quota.Left {
+		s.err = &quotaExceeded{s.quota.Refuse(s.rows)}
+		return false
+	}
 	if s.progress != nil && s.rows%progressEvery == 0 {
 		s.progress(s.rows)
 	}

@@ -34,7 +34,12 @@ type Loop struct {
 	Log      *slog.Logger
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
+	// Notifies reports whether an org's plan has the digest and budget
+	// alerts (billing.Config.Notifies); nil: every org has them.
+	Notifies func(org store.Org) bool
 }
+
+func (l *Loop) notifies(org store.Org) bool { return l.Notifies == nil || l.Notifies(org) }
 
 func (l *Loop) now() time.Time {
 	if l.Now != nil {
@@ -127,7 +132,7 @@ func (w *DigestHourWorker) Work(ctx context.Context, _ *river.Job[DigestHourArgs
 		if err != nil {
 			return err
 		}
-		if !Due(set, org, now) {
+		if !Due(set, org, now) || !w.loop.notifies(org) {
 			continue
 		}
 		day := digest.Yesterday(now, org.Location())
@@ -175,6 +180,9 @@ func (w *DigestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) err
 	}
 	if err != nil {
 		return err
+	}
+	if !w.loop.notifies(org) {
+		return nil // moved to a plan without the digest since it was enqueued
 	}
 	day, err := time.Parse(time.DateOnly, job.Args.Day)
 	if err != nil {
@@ -262,6 +270,11 @@ func (w *EvaluateWorker) Work(ctx context.Context, job *river.Job[EvaluateArgs])
 // when its alert is recorded for delivery (and again, should the
 // transaction roll back).
 func Evaluate(ctx context.Context, l *Loop, org store.Org) error {
+	if !l.notifies(org) {
+		// No alerts on this plan; no crossing is claimed either, so the
+		// alerts due are sent once the org is on a plan with them.
+		return nil
+	}
 	return l.Store.InTx(ctx, func(tx *store.Store) error {
 		alerts, err := budget.Evaluate(ctx, tx, org, l.now())
 		if err != nil {

@@ -36,8 +36,12 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 		return unprocessable("range is not supported here: give from and to")
 	}
 	org := currentOrg(c)
-	sq, err := parseSpendQuery(q, budget.Day(time.Now(), org.Location()))
+	today := budget.Day(time.Now(), org.Location())
+	sq, err := parseSpendQuery(q, today)
 	if err != nil {
+		return err
+	}
+	if err := s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today); err != nil {
 		return err
 	}
 	days, totals, err := spend.Daily(c.Request().Context(), s.db(c), org.ID, sq.Filter, sq.Group)

@@ -56,6 +56,9 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today); err != nil {
+		return err
+	}
 	version, err := st.SpendVersion(ctx, org.ID)
 	if err != nil {
 		return err

@@ -68,6 +68,7 @@ func (s *Server) digestPage(c echo.Context, status int, v views.DigestView) erro
 	}
 	v.Date, v.Subject, v.Over, v.Text = d.Date(), digest.Subject(d), d.Over(), digest.Text(d, s.cfg.BaseURL)
 	v.PreviewURL = "/settings/digest/preview?date=" + d.Date()
+	v.OffOnPlan = !s.billing.Cfg().Notifies(*org)
 	return render(c, status, views.DigestPage(s.shell(c, "Digest", "settings"), v))
 }
 

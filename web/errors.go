@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -20,6 +21,8 @@ type apiError struct {
 	Field  string `json:"field,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Column string `json:"column,omitempty"`
+	// UpgradeURL is where to change plan, for a plan's limit.
+	UpgradeURL string `json:"upgrade_url,omitempty"`
 }
 
 // statusError lets domain errors (an import's parse error, say) carry their
@@ -41,7 +44,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 	body := apiError{}
 	var he *echo.HTTPError
 	var se statusError
+	var le *billing.LimitError
 	switch {
+	case errors.As(err, &le):
+		status, msg, body.UpgradeURL = le.HTTPStatus(), le.Msg, le.UpgradeURL
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "Not found."
 	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
@@ -91,8 +97,17 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// Show the message in place of whatever the request was to update.
 		c.Response().Header().Set("HX-Retarget", "#htmx-error")
 		c.Response().Header().Set("HX-Reswap", "innerHTML")
-		_ = c.HTML(status, `<div class="flash flash-error" role="alert">`+html.EscapeString(msg)+`</div>`)
+		link := ""
+		if le != nil {
+			link = ` <a href="` + html.EscapeString(billing.UpgradePath) + `">Upgrade</a>`
+		}
+		_ = c.HTML(status, `<div class="flash flash-error" role="alert">`+html.EscapeString(msg)+link+`</div>`)
 		return
+	}
+	if le != nil {
+		if rerr := render(c, status, views.LimitPage(s.shell(c, "Plan limit", ""), msg, billing.UpgradePath)); rerr == nil {
+			return
+		}
 	}
 	if rerr := render(c, status, views.ErrorPage(s.shell(c, http.StatusText(status), ""), status, msg)); rerr != nil {
 		s.log.Error("render error page", slog.Any("error", rerr))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -120,6 +121,16 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 	// The invite and its email commit together: no mail for an invite
 	// that failed, no invite whose mail was lost.
 	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
+		if s.billing.Enabled() {
+			// The org's row is locked so that invites sent at once
+			// are counted one after the other.
+			if _, err := tx.LockOrgBilling(ctx, org.ID); err != nil {
+				return err
+			}
+			if err := s.billing.CheckInvite(ctx, tx, *org); err != nil {
+				return err
+			}
+		}
 		_, token, err := tx.CreateInvite(ctx, org.ID, f.Email, role, user.ID)
 		if err != nil {
 			return err
@@ -133,6 +144,11 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 			To: f.Email, Role: role, Link: f.Link,
 		})
 	})
+	var le *billing.LimitError
+	if errors.As(err, &le) {
+		f.Error, f.UpgradeURL, f.Link = le.Msg, billing.UpgradePath, ""
+		return s.membersPage(c, le.HTTPStatus(), f)
+	}
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ func (s *Server) shell(c echo.Context, title, active string) views.Shell {
 		// renders without it.
 		sh.Orgs, _ = s.db(c).OrgsForUser(ctx, sh.User.ID)
 	}
+	sh.Billing = s.billingBanner(c)
 	if sess := currentSession(c); sess != nil && sess.Flash != "" {
 		sh.Flash = sess.Flash
 		_ = s.db(c).SetFlash(context.WithoutCancel(ctx), sess.ID, "")

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/static"
 )
 
@@ -36,7 +37,10 @@ func (s *Server) routes() {
 			// cross-site forgery does not apply to them.
 			// The digest's one-click unsubscribe is POSTed by mail
 			// clients, with the signed token in its URL as the authority.
-			Skipper:        func(c echo.Context) bool { return isAPI(c) || c.Request().URL.Path == "/digest/unsubscribe" },
+			// Stripe's webhook carries its own proof, the signature.
+			Skipper: func(c echo.Context) bool {
+				return isAPI(c) || c.Request().URL.Path == "/digest/unsubscribe" || isStripeWebhook(c)
+			},
 			TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 			CookieName:     "burnrate_csrf",
 			CookiePath:     "/",
@@ -74,6 +78,7 @@ func (s *Server) routes() {
 	e.POST("/password/forgot", s.handleForgot)
 	e.GET("/password/reset/:token", s.handleResetShow)
 	e.POST("/password/reset/:token", s.handleReset)
+	e.POST("/billing/webhook", s.handleStripeWebhook)
 
 	// Logged in, any org or none. (Middleware is given per route, not per
 	// group: an echo group with middleware also catches unknown paths, which
@@ -113,6 +118,16 @@ func (s *Server) routes() {
 	e.GET("/tokens", s.handleTokens, app()...)
 	e.POST("/tokens", s.handleTokenCreate, admin...)
 	e.POST("/tokens/:id/revoke", s.handleTokenRevoke, admin...)
+
+	// Billing: the org's plan, Stripe Checkout and the Billing Portal, for
+	// owners (docs/billing.md).
+	owner := app(s.requireRole(access.Owner))
+	e.GET("/settings/billing", s.handleBillingShow, owner...)
+	e.POST("/settings/billing/checkout", s.handleBillingCheckout, owner...)
+	e.POST("/settings/billing/portal", s.handleBillingPortal, owner...)
+	e.GET("/settings/billing/success", s.handleBillingSuccess, owner...)
+	e.GET("/settings/billing/cancel", s.handleBillingCancel, owner...)
+	e.GET("/settings/billing/invoices", s.handleBillingInvoices, owner...)
 
 	// Where alerts and digests go: everyone sees the channels (masked) and
 	// the deliveries; admins change them and send tests.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
@@ -82,6 +83,9 @@ type Config struct {
 	// Connections adds, tests and syncs connections. Nil: one on this
 	// store without a SECRET_KEY, which refuses to add any.
 	Connections *connect.Service
+	// Billing is Stripe billing (docs/billing.md). Nil, or one with no
+	// secret key, is a self-hosted install: no plans, no limits.
+	Billing *billing.Service
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -96,6 +100,7 @@ type Server struct {
 	imports  *importSlots    // imports running per org (body.go)
 	notifier *notify.Notifier
 	mailer   *account.Mailer // nil without an outbox
+	billing  *billing.Service
 }
 
 // NewServer wires the routes and middleware.
@@ -126,6 +131,10 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.importer.AfterImport = cfg.AfterImport
+	s.billing = cfg.Billing
+	if s.billing.Enabled() {
+		s.importer.RowQuota = s.billing.RowQuota
+	}
 	if s.cfg.Connections == nil {
 		s.cfg.Connections = &connect.Service{Store: st, Importer: s.importer, Log: log}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
@@ -26,6 +27,7 @@ type background struct {
 	outbox      *mail.Outbox
 	notifier    *notify.Notifier
 	connections *connect.Service
+	billing     *billing.Service
 }
 
 // newJobs builds the background. It lists every kind of job Burnrate has: a
@@ -56,21 +58,32 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		Mailer:       outboxMailer{outbox: outbox, store: st},
 		Log:          log,
 	})
-	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log})
-	// Connections pull through the same importer as uploads, and start
-	// the same work after each import.
+	bill := billing.New(cfg.billing(), st, log)
+	// On the Free plan there is no digest and no budget alert (every org
+	// has both with billing off).
+	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log,
+		Notifies: bill.Cfg().Notifies})
+	// Connections pull through the same importer as uploads, under the
+	// same plan quota, and start the same work after each import.
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	importer.AfterImport = afterImport(queue)
+	if bill.Enabled() {
+		importer.RowQuota = bill.RowQuota
+	}
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
 		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)
+	if bill.Enabled() {
+		river.AddWorker(workers, &billing.GraceWorker{Service: bill})
+		periodic = append(periodic, billing.Periodic()...)
+	}
 	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
 	if err != nil {
 		return nil, err
 	}
-	return &background{Client: c, outbox: outbox, notifier: notifier, connections: conns}, nil
+	return &background{Client: c, outbox: outbox, notifier: notifier, connections: conns, billing: bill}, nil
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.

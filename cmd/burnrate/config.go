@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/mail"
 )
 
@@ -59,6 +60,23 @@ type Config struct {
 type StripeConfig struct {
 	SecretKey     string
 	WebhookSecret string
+	// The Stripe Price ids of the paid plans, monthly and yearly
+	// (STRIPE_PRICE_TEAM_MONTHLY, …; docs/billing.md).
+	PriceTeamMonthly, PriceTeamYearly         string
+	PriceBusinessMonthly, PriceBusinessYearly string
+}
+
+// billing is the billing package's configuration.
+func (c Config) billing() billing.Config {
+	return billing.Config{
+		SecretKey:     c.Stripe.SecretKey,
+		WebhookSecret: c.Stripe.WebhookSecret,
+		BaseURL:       c.BaseURL,
+		Prices: billing.Prices{
+			TeamMonthly: c.Stripe.PriceTeamMonthly, TeamYearly: c.Stripe.PriceTeamYearly,
+			BusinessMonthly: c.Stripe.PriceBusinessMonthly, BusinessYearly: c.Stripe.PriceBusinessYearly,
+		},
+	}
 }
 
 // loadConfig reads and validates the environment, reporting every problem
@@ -94,6 +112,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		Stripe: StripeConfig{
 			SecretKey:     secret("STRIPE_SECRET_KEY"),
 			WebhookSecret: secret("STRIPE_WEBHOOK_SECRET"),
+			// Price ids are not secrets: they appear in Checkout's URLs.
+			PriceTeamMonthly:     or("STRIPE_PRICE_TEAM_MONTHLY", ""),
+			PriceTeamYearly:      or("STRIPE_PRICE_TEAM_YEARLY", ""),
+			PriceBusinessMonthly: or("STRIPE_PRICE_BUSINESS_MONTHLY", ""),
+			PriceBusinessYearly:  or("STRIPE_PRICE_BUSINESS_YEARLY", ""),
 		},
 	}
 	if cfg.DatabaseURL != "" {
@@ -138,6 +161,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
 		errs = append(errs, errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}
+	errs = append(errs, checkPrices(cfg.Stripe)...)
 	if cfg.SMTPURL != "" {
 		// The error never repeats the URL: it may hold a password.
 		if _, err := mail.NewSMTP(cfg.SMTPURL, mail.DefaultFrom); err != nil {
@@ -181,6 +205,33 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
 	}
 	return cfg, nil
+}
+
+// checkPrices wants every plan's price when billing is on, each a Stripe
+// Price id (price_…) used once.
+func checkPrices(sc StripeConfig) []error {
+	prices := []struct{ key, v string }{
+		{"STRIPE_PRICE_TEAM_MONTHLY", sc.PriceTeamMonthly}, {"STRIPE_PRICE_TEAM_YEARLY", sc.PriceTeamYearly},
+		{"STRIPE_PRICE_BUSINESS_MONTHLY", sc.PriceBusinessMonthly}, {"STRIPE_PRICE_BUSINESS_YEARLY", sc.PriceBusinessYearly},
+	}
+	var errs []error
+	seen := map[string]string{}
+	for _, p := range prices {
+		switch {
+		case sc.SecretKey == "" && p.v != "":
+			errs = append(errs, fmt.Errorf("%s: set, but billing is off (no STRIPE_SECRET_KEY)", p.key))
+		case sc.SecretKey == "":
+		case p.v == "":
+			errs = append(errs, fmt.Errorf("%s: required with STRIPE_SECRET_KEY: the id of the plan's Stripe Price, such as price_1Px…", p.key))
+		case !strings.HasPrefix(p.v, "price_"):
+			errs = append(errs, fmt.Errorf("%s: want a Stripe Price id (price_…), got %q", p.key, p.v))
+		case seen[p.v] != "":
+			errs = append(errs, fmt.Errorf("%s: the same price as %s; each plan and interval needs its own", p.key, seen[p.v]))
+		default:
+			seen[p.v] = p.key
+		}
+	}
+	return errs
 }
 
 // parseProxies reads a comma-separated list of CIDR ranges (a bare address

@@ -58,6 +58,9 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	}
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	im.AfterImport = afterImport(bg.Queue())
+	if bg.billing.Enabled() {
+		im.RowQuota = bg.billing.RowQuota // the plan's monthly rows, as for uploads
+	}
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them, as uploads in the browser are.
 	prices, err := advisor.LoadOrgPrices(ctx, db.store, org.ID, advisor.PriceOverrides, time.Now())

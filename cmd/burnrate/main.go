@@ -35,6 +35,8 @@ Commands:
   migrate up|down N|version  manage the database schema
   org create --name NAME --owner-email EMAIL [--password P] [--json]
                              create an org and print its slug and an API token
+  org plan --org SLUG [--set free|team|business] [--json]
+                             show an org's plan and its use, or set the plan
   import --org SLUG [--source NAME] [--json] FILE...
                              import billing exports / LLM usage logs (CSV or .csv.gz)
   advise --job JOB (--model NAME | --params N) [--precision bf16] [--tokens N]

@@ -18,8 +18,11 @@ import (
 // runOrg is 'burnrate org create': an org, its owner (created when new) and
 // an API token, for automation that sets Burnrate up without a browser.
 func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "plan" {
+		return runOrgPlan(ctx, cfg, log, args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("org: want 'org create --name NAME --owner-email EMAIL [--password P] [--json]'")
+		return errors.New("org: want 'org create --name NAME --owner-email EMAIL [--password P] [--json]' or 'org plan --org SLUG [--set PLAN]'")
 	}
 	fs := flag.NewFlagSet("org create", flag.ContinueOnError)
 	name := fs.String("name", "", "the org's name (required)")

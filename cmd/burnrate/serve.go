@@ -38,6 +38,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		Outbox:         bg.outbox,
 		Queue:          bg.Queue(),
 		Connections:    bg.connections,
+		Billing:        bg.billing,
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

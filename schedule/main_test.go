@@ -1,0 +1,9 @@
+package schedule_test
+
+import (
+	"testing"
+
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+func TestMain(m *testing.M) { storetest.Main(m) }
