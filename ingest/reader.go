@@ -62,7 +62,8 @@ var detectors = []detector{
 		return h.has("line_item_unblended_cost")
 	}, newAWSCUR2},
 	{SourceGCPBilling, "cost + service.description + usage_start_time", func(h *header) bool {
-		return h.has("cost") && h.has("usage_start_time") && h.has("service.description", "sku.description", "service.id")
+		return h.has("cost") && h.has("usage_start_time") &&
+			h.has("service.description", "sku.description", "service.id", "service_description", "sku_description", "service_id")
 	}, newGCP},
 	{SourceAzureCost, "CostInBillingCurrency, PreTaxCost or Cost + MeterCategory", func(h *header) bool {
 		return h.has("CostInBillingCurrency", "PreTaxCost") || (h.has("Cost") && h.has("MeterCategory", "MeterName"))
