@@ -110,6 +110,8 @@ func dedupeOf(src Source) store.Dedupe {
 	switch src {
 	case SourceLiteLLMSpend, SourceOpenRouter:
 		return store.DedupeSkip // one row per request: a known id is the same request
+	case SourceOCICost, SourceOCIFocus:
+		return store.DedupeSkip // each report holds a few new hours: a known line item is the same line item
 	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily:
 		return store.DedupeReplace // usage buckets: a later export restates them
 	}

@@ -18,6 +18,8 @@ const (
 	SourceGCPBilling     Source = "gcp-billing"
 	SourceAzureCost      Source = "azure-cost"
 	SourceFOCUS          Source = "focus"
+	SourceOCICost        Source = "oci-cost"
+	SourceOCIFocus       Source = "oci-focus"
 	SourceOpenAIUsage    Source = "openai-usage"
 	SourceOpenAICosts    Source = "openai-costs"
 	SourceAnthropicUsage Source = "anthropic-usage"

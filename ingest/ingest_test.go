@@ -146,12 +146,12 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 			add(cell(rec, col("currency")), v)
 		default:
 			c := col("lineItem/UnblendedCost", "line_item_unblended_cost", "BilledCost", "CostInBillingCurrency",
-				"PreTaxCost", "Cost", "amount_value", "spend", "cost_total", "Amount")
+				"PreTaxCost", "Cost", "amount_value", "spend", "cost_total", "Amount", "cost/myCost")
 			if c < 0 {
 				t.Fatalf("%s: test does not know the cost column", base)
 			}
 			cur := col("lineItem/CurrencyCode", "line_item_currency_code", "BillingCurrency", "BillingCurrencyCode",
-				"Currency", "amount_currency", "Curr")
+				"Currency", "amount_currency", "Curr", "cost/currencyCode")
 			add(cell(rec, cur), rat(t, cell(rec, c)))
 		}
 	}
@@ -251,6 +251,8 @@ func TestDetectsEverySample(t *testing.T) {
 		"costreport_a243c6f2-199f-4074-9a2c-40e671cf1584.csv": SourceAzureCost,
 		"azure_de_portal.csv":                                 SourceAzureCost,
 		"gcp_bq_flattened.csv":                                SourceGCPBilling,
+		"oci_cost_report.csv":                                 SourceOCICost,
+		"oci_focus_report.csv":                                SourceOCIFocus,
 		"focus_sample_1.0.csv":                                SourceFOCUS,
 		"202011_30c31bca571d9b7f3b2c8459dd8bc34a_2020-11-08_2020-11-11.csv": SourceGCPBilling,
 		"completions_usage_2025-10-27_2025-10-29.csv":                       SourceOpenAIUsage,

@@ -68,6 +68,12 @@ var detectors = []detector{
 	{SourceAzureCost, "CostInBillingCurrency, PreTaxCost or Cost + MeterCategory", func(h *header) bool {
 		return h.has("CostInBillingCurrency", "PreTaxCost") || (h.has("Cost") && h.has("MeterCategory", "MeterName"))
 	}, newAzure},
+	{SourceOCICost, "cost/myCost + lineItem/intervalUsageStart", func(h *header) bool {
+		return h.has("cost/myCost") && h.has("lineItem/intervalUsageStart")
+	}, newOCI},
+	{SourceOCIFocus, "BilledCost + ChargePeriodStart + oci_ReferenceNumber", func(h *header) bool {
+		return h.has("BilledCost") && h.has("ChargePeriodStart") && h.has("oci_ReferenceNumber")
+	}, newOCIFocus},
 	{SourceFOCUS, "BilledCost + ChargePeriodStart", func(h *header) bool {
 		return h.has("BilledCost") && h.has("ChargePeriodStart")
 	}, newFOCUS},

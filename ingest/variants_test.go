@@ -3,8 +3,11 @@ package ingest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
 )
 
 // TestGCPFlattenedExport reads the billing export as a SELECT that
@@ -112,5 +115,103 @@ func TestAzureHeaderVariants(t *testing.T) {
 	// A label that is not a column name stays a label.
 	if got := canonicalInParens("Cost (in euros)"); got != "" {
 		t.Errorf("canonicalInParens(Cost (in euros)) = %q", got)
+	}
+}
+
+// TestOCICostReport reads an Oracle Cloud cost report in OCI's own format.
+func TestOCICostReport(t *testing.T) {
+	t.Parallel()
+	path := "testdata/exports/oci/oci_cost_report.csv"
+	rows, src, err := readFile(t, path, Options{FileName: "oci.csv", GPUs: pricing.DefaultCatalog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src != SourceOCICost || len(rows) != 7 {
+		t.Fatalf("source %s, %d rows", src, len(rows))
+	}
+	e4, h100, a10, correction := rows[0], rows[2], rows[3], rows[5]
+	if e4.ProviderName != "Oracle Cloud" || e4.ServiceName != "COMPUTE" || e4.ServiceCategory != "Compute" ||
+		e4.SKU != "Compute - Standard - E4 - OCPU" || e4.RegionID != "us-ashburn-1" || e4.SubAccountID != "ml-platform" ||
+		!strings.HasPrefix(e4.BillingAccountID, "ocid1.tenancy.") || !e4.BilledCost.Equal(decimal.RequireFromString("0.05")) ||
+		e4.ChargePeriodStart.Format(time.RFC3339) != "2026-06-01T00:00:00Z" || e4.ChargePeriodEnd.Format(time.RFC3339) != "2026-06-01T01:00:00Z" ||
+		e4.DedupeKey != "e1fd8c2b-0d8a-4c46-a4a0-8f2a1b000001/US-ASHBURN-1/0001" || e4.Team != "ml" ||
+		e4.Tags["Oracle-Tags.CreatedBy"] != "default/alice@example.com" || e4.GPUType != "" {
+		t.Errorf("E4 row: %+v", e4)
+	}
+	// OCI bills GPUs per GPU-hour: 8 GPU-hours in one hour is 8 GPUs.
+	if h100.GPUType != "H100" || !h100.GPUHours.Equal(decimal.NewFromInt(8)) || !h100.GPUCount.Equal(decimal.NewFromInt(8)) {
+		t.Errorf("H100 row: %s × %s, %s GPU-hours", h100.GPUType, h100.GPUCount, h100.GPUHours)
+	}
+	if a10.GPUType != "A10" || !a10.GPUHours.Equal(decimal.NewFromInt(1)) || a10.Team != "search" {
+		t.Errorf("A10 row: %s, %s GPU-hours, team %q", a10.GPUType, a10.GPUHours, a10.Team)
+	}
+	if correction.ChargeCategory != ChargeAdjustment || !correction.BilledCost.Equal(decimal.RequireFromString("-0.01")) || !correction.GPUHours.IsZero() {
+		t.Errorf("correction: %+v", correction)
+	}
+	// A shape named in the row maps through the GPU catalog.
+	for _, tc := range []struct{ shape, gpu, count string }{
+		{"BM.GPU.H100.8", "H100", "8"}, {"BM.GPU.A100-v2.8", "A100-80GB", "8"}, {"VM.GPU.A10.1", "A10", "1"}, {"BM.GPU4.8", "A100", "8"},
+	} {
+		in := "lineItem/referenceNo,lineItem/intervalUsageStart,lineItem/intervalUsageEnd,product/resource,cost/myCost,usage/billedQuantity,cost/billingUnitReadable\n" +
+			"r1,2026-06-01T00:00Z,2026-06-01T01:00Z," + tc.shape + ",10,1,Hours\n"
+		rows, _, err := readAll(t, strings.NewReader(in), Options{GPUs: pricing.DefaultCatalog()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rows[0]
+		if r.InstanceType != tc.shape || r.GPUType != tc.gpu || r.GPUCount.String() != tc.count || r.GPUHours.String() != tc.count {
+			t.Errorf("%s: %s × %s, %s GPU-hours", tc.shape, r.GPUType, r.GPUCount, r.GPUHours)
+		}
+	}
+	// Every line item has a reference number: without one it could not be
+	// told apart from the same line in the next report.
+	noRef := "lineItem/referenceNo,lineItem/intervalUsageStart,cost/myCost\n,2026-06-01T00:00Z,1\n"
+	if _, _, err := readAll(t, strings.NewReader(noRef), Options{FileName: "oci.csv"}); err == nil ||
+		!strings.Contains(err.Error(), "oci.csv: line 2, column lineItem/referenceNo: value is empty") {
+		t.Errorf("no reference: %v", err)
+	}
+}
+
+// TestOCIFocusReport reads OCI's FOCUS report: FOCUS 1.0-preview names
+// (Provider, Region, UsageQuantity) and oci_ columns.
+func TestOCIFocusReport(t *testing.T) {
+	t.Parallel()
+	path := "testdata/exports/oci/oci_focus_report.csv"
+	rows, src, err := readFile(t, path, Options{FileName: "focus.csv", GPUs: pricing.DefaultCatalog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src != SourceOCIFocus || len(rows) != 5 {
+		t.Fatalf("source %s, %d rows", src, len(rows))
+	}
+	h100, a100, adj := rows[0], rows[1], rows[4]
+	if h100.ProviderName != "Oracle Cloud" || h100.RegionID != "us-ashburn-1" || !h100.ConsumedQuantity.Equal(decimal.NewFromInt(8)) ||
+		h100.GPUType != "H100" || !h100.GPUHours.Equal(decimal.NewFromInt(8)) || h100.Team != "ml" ||
+		h100.DedupeKey != "4f7c0d2e-0001/US-ASHBURN-1/0001" {
+		t.Errorf("H100 row: %+v", h100)
+	}
+	if a100.InstanceType != "BM.GPU.A100-v2.8" || a100.GPUType != "A100-80GB" || !a100.GPUCount.Equal(decimal.NewFromInt(8)) ||
+		!a100.GPUHours.Equal(decimal.NewFromInt(8)) {
+		t.Errorf("A100 row: %s %s × %s, %s GPU-hours", a100.InstanceType, a100.GPUType, a100.GPUCount, a100.GPUHours)
+	}
+	if adj.ChargeCategory != ChargeAdjustment || !adj.BilledCost.Equal(decimal.RequireFromString("-0.01")) {
+		t.Errorf("adjustment: %+v", adj)
+	}
+	// The FinOps sample's Oracle rows are the same provider.
+	rows, _, err = readFile(t, "testdata/exports/focus/focus_sample_1.0.csv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oracle := 0
+	for _, r := range rows {
+		if strings.Contains(strings.ToLower(r.ProviderName), "oracle") {
+			oracle++
+			if r.ProviderName != "Oracle Cloud" {
+				t.Fatalf("FinOps sample provider %q", r.ProviderName)
+			}
+		}
+	}
+	if oracle == 0 {
+		t.Error("no Oracle rows in the FinOps sample")
 	}
 }
