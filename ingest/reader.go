@@ -148,6 +148,7 @@ type Reader struct {
 	header []string
 	csv    *csv.Reader
 	lim    *limitReader
+	pq     *parquetRecords // instead of csv and lim, for a Parquet file
 	parser parser
 	ctx    rowCtx
 	tags   map[string]string
@@ -260,6 +261,12 @@ func openCSV(r io.Reader, file string, maxRecordBytes int) (*csv.Reader, *limitR
 	if err := stripBOM(bufd); err != nil {
 		return nil, nil, fileErr(file, err, "")
 	}
+	// A Parquet file is read from its end (the footer) first, so it cannot
+	// be read as a stream; the Importer spools one to a file. Inside gzip
+	// it is not what any exporter writes.
+	if magic, _ := bufd.Peek(4); string(magic) == parquetMagic {
+		return nil, nil, fileErr(file, ErrCorruptParquet, "a Parquet file has to be read from a file, not a stream (and not inside gzip)")
+	}
 	cr := csv.NewReader(bufd)
 	// The Reader checks each record's width itself (Reader.check): it must
 	// allow the two formats that write other widths on purpose, and say
@@ -349,6 +356,16 @@ func (r *Reader) Next(row *Row) error {
 		rec := r.first
 		if rec != nil {
 			r.first = nil
+		} else if r.pq != nil {
+			var err error
+			if rec, err = r.pq.next(); err != nil {
+				if err == io.EOF {
+					r.pq.close()
+				}
+				r.err = err
+				return err
+			}
+			r.line = int(r.pq.total)
 		} else {
 			r.lim.reset()
 			var err error
@@ -366,8 +383,8 @@ func (r *Reader) Next(row *Row) error {
 			continue // a line of just whitespace-free nothing, e.g. "\r"
 		}
 		if err := r.check(rec); err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		r.ctx.rec = rec
 		r.ctx.line = r.line
@@ -378,16 +395,27 @@ func (r *Reader) Next(row *Row) error {
 			continue
 		}
 		if err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		if err := r.checkDates(row); err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		r.finish(row)
 		return nil
 	}
+}
+
+// place puts a Parquet row's error at its row group and row: the parsers
+// place errors at r.line, which for Parquet counts rows, not lines.
+func (r *Reader) place(err error) error {
+	var pe *ParseError
+	if r.pq == nil || !errors.As(err, &pe) || pe.Line == 0 {
+		return err
+	}
+	pe.Line, pe.RowGroup, pe.Row = 0, r.pq.g+1, r.pq.row
+	return err
 }
 
 // check refuses a record that has the wrong number of fields or a cell
@@ -401,7 +429,10 @@ func (r *Reader) check(rec []string) error {
 	r.records++
 	for i, cell := range rec {
 		if at := badText(cell); at >= 0 {
-			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			line := r.line
+			if r.csv != nil {
+				line, _ = r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			}
 			return cellTextError(r.file, line, r.columnLabel(i), cell, at)
 		}
 	}
