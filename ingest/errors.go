@@ -40,17 +40,17 @@ var (
 //
 //	test_cur.csv: line 1042, column lineItem/UnblendedCost: "12,5" is not a number
 type ParseError struct {
-	File   string // file name from Options.FileName ("" if unknown)
-	Line   int    // 1-based physical line (the header is line 1); 0 if unknown
+	File string // file name from Options.FileName ("" if unknown)
+	Line int    // 1-based physical line (the header is line 1); 0 if unknown
 	// RowGroup and Row place a value in a Parquet file (both 1-based; Row
 	// counts within the row group); 0 for CSV.
 	RowGroup int
 	Row      int
-	Column string // header name of the offending column; "" if not applicable
-	Char   int    // 1-based character position for CSV syntax errors; 0 otherwise
-	Value  string // offending value (shown quoted when Column is set)
-	Err    error  // the cause, usually one of the sentinel errors
-	Msg    string // extra explanation appended after Err, optional
+	Column   string // header name of the offending column; "" if not applicable
+	Char     int    // 1-based character position for CSV syntax errors; 0 otherwise
+	Value    string // offending value (shown quoted when Column is set)
+	Err      error  // the cause, usually one of the sentinel errors
+	Msg      string // extra explanation appended after Err, optional
 }
 
 // Error implements error.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -90,6 +91,9 @@ type ImportError struct {
 	ImportID int64
 	FileName string
 	Err      error
+	// Preview says the file is in no known format and its header and first
+	// rows are kept with the import (store.ImportPreview), to map from.
+	Preview bool
 }
 
 func (e *ImportError) Error() string { return e.Err.Error() }
@@ -180,6 +184,19 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		// The failure is recorded even if the request was cancelled.
 		if err := im.store.FailImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID, string(source), cause.Error(), line, col); err != nil {
 			return ImportResult{}, errors.Join(cause, err)
+		}
+		// A file in no known format keeps its header and first rows, to
+		// set up the column mapping from.
+		var fe *FormatError
+		if errors.As(cause, &fe) {
+			raw, err := json.Marshal(fe.Preview)
+			if err == nil {
+				err = im.store.SetImportPreview(context.WithoutCancel(ctx), req.Org.ID, imp.ID, raw)
+			}
+			if err != nil {
+				return ImportResult{}, errors.Join(cause, err)
+			}
+			ierr.Preview = true
 		}
 		return ImportResult{}, ierr
 	}
@@ -501,5 +518,6 @@ func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output
 // MappingFrom is the org's saved column mapping as the generic parser takes it.
 func MappingFrom(m store.ColumnMapping) *Mapping {
 	return &Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
-		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
+		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency,
+		DecimalSeparator: m.DecimalSeparator}
 }

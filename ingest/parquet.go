@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,10 @@ func OpenParquet(ra io.ReaderAt, size int64, opts Options) (*Reader, error) {
 	d := forced
 	if d == nil {
 		if d = detect(h); d == nil {
-			return nil, unknownFormat(file, hdr)
+			return nil, unknownFormat(file, clip(hdr), previewRecords(func() ([]string, error) {
+				rec, err := pq.next()
+				return slices.Clone(rec), err
+			}))
 		}
 	}
 	rd := &Reader{source: d.source, file: file, header: hdr, pq: pq, width: len(hdr)}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,6 +172,24 @@ func TestParquetCUR2SameRowsAsCSV(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatalf("row %d differs:\nparquet %s\ncsv     %s", i, a, b)
 		}
+	}
+	// The committed fixture (the web and CLI tests upload it) is this
+	// generator's first 200 rows; -update rewrites it.
+	fixture := "testdata/parquet/cur2_data_export.parquet"
+	small := writeCUR2Parquet(t, sample[:200], 80)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(fixture), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(fixture, small, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(strings.TrimSuffix(fixture, ".parquet")+".csv", writeCUR2CSV(t, sample[:200]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(fixture); err != nil || !bytes.Equal(b, small) {
+		t.Errorf("%s is not the generator's output (%v); run with -update", fixture, err)
 	}
 	r := fromPQ[0]
 	if r.Tags["team"] != "ml" || r.Team != "ml" || r.GPUType != "A100" || r.InstanceType != "p4d.24xlarge" {
