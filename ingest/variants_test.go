@@ -1,10 +1,14 @@
 package ingest
 
 import (
+	"bytes"
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
@@ -213,5 +217,81 @@ func TestOCIFocusReport(t *testing.T) {
 	}
 	if oracle == 0 {
 		t.Error("no Oracle rows in the FinOps sample")
+	}
+}
+
+// TestGenericCurrencyAmounts: the generic mapping reads costs as people
+// write money, in the declared decimal style, through quantity.
+func TestGenericCurrencyAmounts(t *testing.T) {
+	t.Parallel()
+	dot := "Day,Amount\n2026-01-31,\"$10,100.00\"\n2026-02-01,\"(1,234.00)\"\n2026-02-02,-0.5\n2026-02-03,USD 7\n"
+	rows, _, err := readAll(t, strings.NewReader(dot), Options{Mapping: &Mapping{Date: "Day", Cost: "Amount", DefaultCurrency: "usd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.BilledCost.String()+" "+string(r.ChargeCategory))
+	}
+	if strings.Join(got, ", ") != "10100 Usage, -1234 Credit, -0.5 Credit, 7 Usage" {
+		t.Errorf("dot style: %v", got)
+	}
+	comma := "Tag,Betrag\n31.01.2026,\"1.234,56 €\"\n01.02.2026,\"-12,50 €\"\n"
+	m := &Mapping{Date: "Tag", Cost: "Betrag", DefaultCurrency: "EUR", DateFormat: "02.01.2006", DecimalSeparator: ","}
+	rows, _, err = readAll(t, strings.NewReader(comma), Options{Mapping: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rows[0].BilledCost.Equal(decimal.RequireFromString("1234.56")) || !rows[1].BilledCost.Equal(decimal.RequireFromString("-12.5")) ||
+		rows[0].ChargePeriodStart.Format(time.DateOnly) != "2026-01-31" {
+		t.Errorf("comma style: %s, %s on %s", rows[0].BilledCost, rows[1].BilledCost, rows[0].ChargePeriodStart)
+	}
+	// The wrong style is an error at the cell, not a misread amount.
+	_, _, err = readAll(t, strings.NewReader(comma), Options{FileName: "k.csv", Mapping: &Mapping{Date: "Tag", Cost: "Betrag", DefaultCurrency: "EUR", DateFormat: "02.01.2006"}})
+	if err == nil || !strings.Contains(err.Error(), `k.csv: line 2, column Betrag: "1.234,56 €" is not a number`) {
+		t.Errorf("wrong style: %v", err)
+	}
+	// Bounds hold whatever the formatting.
+	huge := "Day,Amount\n2026-01-31,\"$1,000,000,000,000,000.00\"\n"
+	_, _, err = readAll(t, strings.NewReader(huge), Options{FileName: "h.csv", Mapping: &Mapping{Date: "Day", Cost: "Amount", DefaultCurrency: "USD"}})
+	if err == nil || !errors.Is(err, ErrOutOfRange) {
+		t.Errorf("huge amount: %v", err)
+	}
+	if _, _, err := readAll(t, strings.NewReader(dot), Options{Mapping: &Mapping{Date: "Day", Cost: "Amount", DefaultCurrency: "USD", DecimalSeparator: ";"}}); !errors.Is(err, ErrBadMapping) {
+		t.Errorf("bad separator: %v", err)
+	}
+	if len(DateFormats()) == 0 || DateFormats()[1].Example != "31/01/2026" || DateFormats()[4].Example != "2026-01-31T13:45:00Z" {
+		t.Errorf("date formats: %+v", DateFormats())
+	}
+}
+
+// TestUnknownFormatPreview: an unknown file's error carries its header and
+// first rows, bounded, for the mapping page, from CSV and Parquet alike.
+func TestUnknownFormatPreview(t *testing.T) {
+	t.Parallel()
+	in := "when,how much," + strings.Repeat("x", 300) + "\n"
+	for i := range 9 {
+		in += "2026-01-0" + strconv.Itoa(i+1) + ",3," + strings.Repeat("y", 300) + "\n"
+	}
+	_, err := Open(strings.NewReader(in), Options{FileName: "m.csv"})
+	var fe *FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, ErrUnknownFormat) {
+		t.Fatalf("%v", err)
+	}
+	p := fe.Preview
+	if len(p.Header) != 3 || p.Header[0] != "when" || len(p.Rows) != 5 || p.Rows[0][0] != "2026-01-01" || len(p.Rows[0][2]) > 90 {
+		t.Errorf("preview %+v", p)
+	}
+	type other struct {
+		Day    string  `parquet:"day"`
+		Amount float64 `parquet:"amount"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[other](&buf)
+	_, _ = w.Write([]other{{"2026-01-01", 1.5}, {"2026-01-02", 2}})
+	_ = w.Close()
+	_, err = OpenParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), Options{FileName: "o.parquet"})
+	if !errors.As(err, &fe) || len(fe.Preview.Rows) != 2 || fe.Preview.Rows[1][1] != "2" || fe.Preview.Header[0] != "day" {
+		t.Errorf("Parquet preview: %v %+v", err, fe)
 	}
 }

@@ -237,8 +237,8 @@ func TestParseFormatted(t *testing.T) {
 		comma bool
 		want  string
 	}{
-		{"1,234.56", true, `cost: "1,234.56" is not a number`},  // a dot after thousands in comma style
-		{"12,5", false, `cost: "12,5" is not a number`},         // a comma decimal in dot style
+		{"1,234.56", true, `cost: "1,234.56" is not a number`}, // a dot after thousands in comma style
+		{"12,5", false, `cost: "12,5" is not a number`},        // a comma decimal in dot style
 		{"1,23,456.00", false, `cost: "1,23,456.00" is not a number`},
 		{"(-5)", false, `cost: "(-5)" is not a number`},
 		{"$", false, `cost: "$" is not a number`},
