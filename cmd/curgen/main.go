@@ -65,7 +65,6 @@ func writeParquet(path string, rows int, seed int64) error {
 	}
 	defer f.Close()
 	w := parquet.NewWriter(f, schema, parquet.MaxRowsPerRowGroup(100_000), parquet.Compression(&parquet.Snappy))
-	row := make(parquet.Row, len(hdr))
 	batch := make([]parquet.Row, 0, 1000)
 	flush := func() error {
 		_, err := w.WriteRows(batch)
@@ -80,7 +79,7 @@ func writeParquet(path string, rows int, seed int64) error {
 		if err != nil {
 			return err
 		}
-		row = make(parquet.Row, len(hdr))
+		row := make(parquet.Row, len(hdr))
 		for i, h := range hdr {
 			c := index[h]
 			v := parquet.Value{}
