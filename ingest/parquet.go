@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/shopspring/decimal"
 )
@@ -175,6 +176,9 @@ func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetReco
 	if err != nil {
 		return nil, corrupt(err.Error())
 	}
+	if err := checkPages(ra, size, f.Metadata()); err != nil {
+		return nil, corrupt(err.Error())
+	}
 	pq := &parquetRecords{file: file, groups: f.RowGroups(), buf: make([]parquet.Row, parquetBatch)}
 	nleaves := len(f.Schema().Columns())
 	pq.leaves = make([]pqLeaf, nleaves)
@@ -202,6 +206,49 @@ func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetReco
 	pq.keys = make([][]string, len(pq.header))
 	pq.vals = make([][]string, len(pq.header))
 	return pq, nil
+}
+
+// maxParquetPage bounds the size a page may claim once decompressed. The
+// library allocates what a page header claims before it decompresses the
+// page, so a hostile file could ask for gigabytes with a few bytes; real
+// exports write pages of a megabyte or so.
+const maxParquetPage = 64 << 20
+
+// checkPages reads every page header of every column chunk (not the pages)
+// and refuses a chunk outside the file or a page claiming more than
+// maxParquetPage, before any page is decoded.
+func checkPages(ra io.ReaderAt, size int64, md *format.FileMetaData) error {
+	buf := make([]byte, 64<<10)
+	for g, rg := range md.RowGroups {
+		for _, cc := range rg.Columns {
+			m := &cc.MetaData
+			name := strings.Join(m.PathInSchema, ".")
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			end := start + m.TotalCompressedSize
+			if start < 4 || m.TotalCompressedSize < 0 || end > size-8 || end < start {
+				return fmt.Errorf("row group %d, column %q: its pages lie outside the file", g+1, name)
+			}
+			for off := start; off < end; {
+				n, err := ra.ReadAt(buf[:min(int64(len(buf)), end-off)], off)
+				if n == 0 {
+					return fmt.Errorf("row group %d, column %q: cannot read a page header: %v", g+1, name, err)
+				}
+				var h format.PageHeader
+				r := (&thrift.CompactProtocol{}).NewReaderFromBytes(buf[:n])
+				if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+					return fmt.Errorf("row group %d, column %q: unreadable page header: %v", g+1, name, err)
+				}
+				if h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxParquetPage || h.CompressedPageSize < 0 {
+					return fmt.Errorf("row group %d, column %q: a page claims %d bytes (at most %d are read)", g+1, name, h.UncompressedPageSize, maxParquetPage)
+				}
+				off += int64(r.BytesRead()) + int64(h.CompressedPageSize)
+			}
+		}
+	}
+	return nil
 }
 
 // mapLeaves returns the key and value leaves of a MAP column

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/burnrate/burnrate/store"
 )
@@ -346,5 +348,37 @@ func TestImportBadParquetWritesNothing(t *testing.T) {
 	if _, _, err := readAll(t, bytes.NewReader(gzipBytes(t, good)), Options{FileName: "x.parquet.gz"}); err == nil ||
 		!strings.Contains(err.Error(), "Parquet") {
 		t.Errorf("gzip-wrapped Parquet: %v", err)
+	}
+}
+
+// TestParquetPageBombRefused: a page header claiming a gigabyte (which the
+// library would allocate before decompressing) is refused before any page
+// is read.
+func TestParquetPageBombRefused(t *testing.T) {
+	t.Parallel()
+	good := writeCUR2Parquet(t, cur2Sample(50), 50)
+	f, err := parquet.OpenFile(bytes.NewReader(good), int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Metadata().RowGroups[0].Columns[0].MetaData
+	off := m.DataPageOffset
+	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < off {
+		off = m.DictionaryPageOffset
+	}
+	var h format.PageHeader
+	r := (&thrift.CompactProtocol{}).NewReaderFromBytes(good[off:])
+	if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	h.UncompressedPageSize = 1 << 30
+	bomb, err := thrift.Marshal(&thrift.CompactProtocol{}, &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := append(append(bytes.Clone(good[:off]), bomb...), good[off+int64(r.BytesRead()):]...)
+	_, err = OpenParquet(bytes.NewReader(hostile), int64(len(hostile)), Options{FileName: "bomb.parquet"})
+	if err == nil || !strings.Contains(err.Error(), "bomb.parquet: corrupt Parquet data: row group 1, column \"bill_payer_account_id\": a page claims 1073741824 bytes") {
+		t.Fatalf("page bomb: %v", err)
 	}
 }
