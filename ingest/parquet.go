@@ -145,7 +145,15 @@ type parquetRecords struct {
 	rec  []string
 	keys [][]string // per cell, a map's keys and values of the current row
 	vals [][]string
+
+	// The row's text cells are copied into one buffer and made one string,
+	// sliced per cell: one allocation a row rather than one a cell.
+	arena []byte
+	spans []pqSpan
 }
+
+// pqSpan is a text cell's bytes in parquetRecords.arena.
+type pqSpan struct{ cell, start, end int }
 
 func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetRecords, err error) {
 	corrupt := func(detail string) error {
@@ -320,6 +328,7 @@ func (pq *parquetRecords) next() (rec []string, err error) {
 		pq.keys[i] = pq.keys[i][:0]
 		pq.vals[i] = pq.vals[i][:0]
 	}
+	pq.arena, pq.spans = pq.arena[:0], pq.spans[:0]
 	for _, v := range row {
 		c := v.Column()
 		if c < 0 || c >= len(pq.leaves) {
@@ -329,9 +338,16 @@ func (pq *parquetRecords) next() (rec []string, err error) {
 		if l.role == pqIgnored {
 			continue
 		}
+		present := !v.IsNull() && v.DefinitionLevel() == l.maxDef
+		if present && l.role == pqScalar && l.kind == pqPlain && (v.Kind() == parquet.ByteArray || v.Kind() == parquet.FixedLenByteArray) {
+			start := len(pq.arena)
+			pq.arena = append(pq.arena, v.ByteArray()...)
+			pq.spans = append(pq.spans, pqSpan{l.cell, start, len(pq.arena)})
+			continue
+		}
 		s := ""
 		switch {
-		case !v.IsNull() && v.DefinitionLevel() == l.maxDef:
+		case present:
 			s = l.text(v)
 		case l.role == pqMapValue && v.DefinitionLevel() == l.maxDef-1:
 			// an entry whose value is null
@@ -345,6 +361,12 @@ func (pq *parquetRecords) next() (rec []string, err error) {
 			pq.keys[l.cell] = append(pq.keys[l.cell], s)
 		case pqMapValue:
 			pq.vals[l.cell] = append(pq.vals[l.cell], s)
+		}
+	}
+	if len(pq.spans) > 0 {
+		all := string(pq.arena)
+		for _, sp := range pq.spans {
+			pq.rec[sp.cell] = all[sp.start:sp.end]
 		}
 	}
 	for i, isMap := range pq.isMap {

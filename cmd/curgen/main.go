@@ -7,13 +7,9 @@ package main
 
 import (
 	"bufio"
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/burnrate/burnrate/ingest/curgen"
 )
@@ -25,7 +21,7 @@ func main() {
 	flag.Parse()
 	var err error
 	if *pq != "" {
-		err = writeParquet(*pq, *rows, *seed)
+		err = writeParquetFile(*pq, *rows, *seed)
 	} else {
 		w := bufio.NewWriterSize(os.Stdout, 1<<20)
 		if err = curgen.Generate(w, *rows, *seed); err == nil {
@@ -38,68 +34,18 @@ func main() {
 	}
 }
 
-// writeParquet converts the generated CSV to Parquet as it is generated.
-func writeParquet(path string, rows int, seed int64) error {
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(curgen.Generate(pw, rows, seed)) }()
-	cr := csv.NewReader(bufio.NewReaderSize(pr, 1<<20))
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
-	hdr, err := cr.Read()
-	if err != nil {
-		return err
-	}
-	hdr = append([]string(nil), hdr...)
-	group := parquet.Group{}
-	for _, h := range hdr {
-		group[h] = parquet.Optional(parquet.String())
-	}
-	schema := parquet.NewSchema("cur", group)
-	index := map[string]int{}
-	for i, path := range schema.Columns() {
-		index[path[0]] = i
-	}
+func writeParquetFile(path string, rows int, seed int64) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	w := parquet.NewWriter(f, schema, parquet.MaxRowsPerRowGroup(100_000), parquet.Compression(&parquet.Snappy))
-	batch := make([]parquet.Row, 0, 1000)
-	flush := func() error {
-		_, err := w.WriteRows(batch)
-		batch = batch[:0]
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := curgen.GenerateParquet(w, rows, seed); err != nil {
+		f.Close()
 		return err
 	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		row := make(parquet.Row, len(hdr))
-		for i, h := range hdr {
-			c := index[h]
-			v := parquet.Value{}
-			if i < len(rec) && rec[i] != "" {
-				v = parquet.ByteArrayValue([]byte(rec[i])).Level(0, 1, c)
-			} else {
-				v = v.Level(0, 0, c)
-			}
-			row[c] = v
-		}
-		if batch = append(batch, row); len(batch) == cap(batch) {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
+	if err := w.Flush(); err != nil {
+		f.Close()
 		return err
 	}
 	return f.Close()
