@@ -45,3 +45,42 @@ func BenchmarkParseAWSCUR(b *testing.B) {
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(rows/perOp, "rows/s")
 }
+
+// BenchmarkParseAWSCURParquet parses the same generated CUR written as
+// Parquet (curgen.GenerateParquet) and reports rows/s, beside
+// BenchmarkParseAWSCUR.
+func BenchmarkParseAWSCURParquet(b *testing.B) {
+	const rows = 100_000
+	var buf bytes.Buffer
+	if err := curgen.GenerateParquet(&buf, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rd, err := OpenParquet(bytes.NewReader(data), int64(len(data)), Options{FileName: "gen.parquet", GPUs: testGPUs})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var row Row
+		n := 0
+		for {
+			err := rd.Next(&row)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != rows {
+			b.Fatalf("%d rows", n)
+		}
+	}
+	b.StopTimer()
+	perOp := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(rows/perOp, "rows/s")
+}

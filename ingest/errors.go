@@ -16,6 +16,7 @@ var (
 	ErrMissingColumn  = errors.New("missing required column")
 	ErrTruncatedGzip  = errors.New("gzip data is truncated")
 	ErrCorruptGzip    = errors.New("gzip data is corrupt")
+	ErrCorruptParquet = errors.New("corrupt Parquet data")
 	ErrNotUTF8        = errors.New("file is not UTF-8")
 	ErrNULByte        = errors.New("contains a NUL byte")
 	ErrFieldCount     = errors.New("wrong number of fields")
@@ -39,13 +40,17 @@ var (
 //
 //	test_cur.csv: line 1042, column lineItem/UnblendedCost: "12,5" is not a number
 type ParseError struct {
-	File   string // file name from Options.FileName ("" if unknown)
-	Line   int    // 1-based physical line (the header is line 1); 0 if unknown
-	Column string // header name of the offending column; "" if not applicable
-	Char   int    // 1-based character position for CSV syntax errors; 0 otherwise
-	Value  string // offending value (shown quoted when Column is set)
-	Err    error  // the cause, usually one of the sentinel errors
-	Msg    string // extra explanation appended after Err, optional
+	File string // file name from Options.FileName ("" if unknown)
+	Line int    // 1-based physical line (the header is line 1); 0 if unknown
+	// RowGroup and Row place a value in a Parquet file (both 1-based; Row
+	// counts within the row group); 0 for CSV.
+	RowGroup int
+	Row      int
+	Column   string // header name of the offending column; "" if not applicable
+	Char     int    // 1-based character position for CSV syntax errors; 0 otherwise
+	Value    string // offending value (shown quoted when Column is set)
+	Err      error  // the cause, usually one of the sentinel errors
+	Msg      string // extra explanation appended after Err, optional
 }
 
 // Error implements error.
@@ -55,15 +60,21 @@ func (e *ParseError) Error() string {
 		b.WriteString(e.File)
 		b.WriteString(": ")
 	}
+	placed := e.Line > 0 || e.RowGroup > 0
 	if e.Line > 0 {
 		b.WriteString("line ")
 		b.WriteString(strconv.Itoa(e.Line))
-		if e.Column == "" && e.Char == 0 {
-			b.WriteString(": ")
-		}
+	} else if e.RowGroup > 0 {
+		b.WriteString("row group ")
+		b.WriteString(strconv.Itoa(e.RowGroup))
+		b.WriteString(", row ")
+		b.WriteString(strconv.Itoa(e.Row))
+	}
+	if placed && e.Column == "" && e.Char == 0 {
+		b.WriteString(": ")
 	}
 	if e.Column != "" {
-		if e.Line > 0 {
+		if placed {
 			b.WriteString(", ")
 		}
 		b.WriteString("column ")

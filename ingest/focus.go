@@ -15,11 +15,27 @@ type focusParser struct {
 	opts *Options
 	billed, effective, list, currency, start, end, billStart, account, category,
 	provider, service, serviceCategory, skuMeter, skuID, resourceID, region,
-	subAccount, quantity, unit, tags, description int
+	subAccount, quantity, unit, tags, description, resourceName int
+
+	// ociRef is OCI's line item reference number (oci-focus only): OCI's
+	// reports hold new hours each, not a restated month, so rows meet
+	// earlier imports by it.
+	ociRef int
+}
+
+// newOCIFocus reads OCI's FOCUS reports: FOCUS with oci_ columns.
+func newOCIFocus(h *header, o *Options) (parser, error) {
+	pp, err := newFOCUS(h, o)
+	if err != nil {
+		return nil, err
+	}
+	p := pp.(*focusParser)
+	p.ociRef = h.col("oci_ReferenceNumber")
+	return p, nil
 }
 
 func newFOCUS(h *header, o *Options) (parser, error) {
-	p := &focusParser{opts: o}
+	p := &focusParser{opts: o, ociRef: -1}
 	p.billed = h.col("BilledCost")
 	p.effective = h.col("EffectiveCost")
 	p.list = h.col("ListCost")
@@ -29,18 +45,21 @@ func newFOCUS(h *header, o *Options) (parser, error) {
 	p.billStart = h.col("BillingPeriodStart")
 	p.account = h.col("BillingAccountId")
 	p.category = h.col("ChargeCategory")
-	p.provider = h.col("ProviderName", "ServiceProviderName")
+	// Provider, Region and UsageQuantity/UsageUnit are the names of FOCUS's
+	// 1.0 preview, which OCI's reports still write.
+	p.provider = h.col("ProviderName", "ServiceProviderName", "Provider")
 	p.service = h.col("ServiceName")
 	p.serviceCategory = h.col("ServiceCategory")
 	p.skuMeter = h.col("SkuMeter")
 	p.skuID = h.col("SkuId")
 	p.resourceID = h.col("ResourceId")
-	p.region = h.col("RegionId")
+	p.region = h.col("RegionId", "Region")
 	p.subAccount = h.col("SubAccountId")
-	p.quantity = h.col("ConsumedQuantity")
-	p.unit = h.col("ConsumedUnit")
+	p.quantity = h.col("ConsumedQuantity", "UsageQuantity")
+	p.unit = h.col("ConsumedUnit", "UsageUnit")
 	p.tags = h.col("Tags")
 	p.description = h.col("ChargeDescription")
+	p.resourceName = h.col("ResourceName")
 	return p, nil
 }
 
@@ -115,6 +134,14 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		row.ChargeCategory = cat
 	}
 	row.ProviderName = p.text(c, p.provider)
+	if ociProviderName(row.ProviderName) {
+		row.ProviderName = ociProvider
+	}
+	if p.ociRef >= 0 {
+		if row.DedupeKey = p.text(c, p.ociRef); row.DedupeKey == "" {
+			return c.errAt(p.ociRef, ErrEmptyValue, "every OCI line item has a reference number")
+		}
+	}
 	row.ServiceName = p.text(c, p.service)
 	row.ServiceCategory = p.text(c, p.serviceCategory)
 	row.SKU = p.text(c, p.skuMeter)
@@ -136,6 +163,9 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 				v = "true" // FOCUS: valueless tags are true
 			}
 			c.tag(k, v)
+			if row.ProviderName == ociProvider {
+				ociTeam(row, c.team, k, v) // OCI's defined tags: "Namespace.team"
+			}
 		}); err != nil {
 			return c.looseErr(p.tags, err, `expected a JSON object like {"team": "ml"}`)
 		}
@@ -157,6 +187,9 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		case strings.Contains(prov, "microsoft") || strings.Contains(prov, "azure"):
 			prov = "azure"
 			inst = azureVMSize(row.SKU)
+		case row.ProviderName == ociProvider:
+			ociGPU(row, p.opts.GPUs, p.text(c, p.skuMeter), p.text(c, p.description), p.text(c, p.resourceName))
+			return nil
 		case strings.Contains(prov, "google"):
 			if gpu, ok := gcpGPUFromSKU(p.text(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
 				row.GPUType, row.GPUHours = gpu, row.ConsumedQuantity

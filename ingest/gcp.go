@@ -15,6 +15,9 @@ type gcpParser struct {
 	systemLabels, region, location, cost, costAtList, currency, usageAmount,
 	usageUnit, pricingAmount, pricingUnit, credits, invoiceMonth, costType,
 	resourceName int
+	// Flattened exports: credits pre-summed into one amount, and one label
+	// per row as a key and a value column.
+	creditsAmount, labelKey, labelValue int
 
 	// per-row scratch
 	machineSpec string
@@ -22,29 +25,45 @@ type gcpParser struct {
 
 func newGCP(h *header, o *Options) (parser, error) {
 	p := &gcpParser{opts: o}
-	p.account = h.col("billing_account_id")
-	p.service = h.col("service.description")
-	p.sku = h.col("sku.description")
-	p.start = h.col("usage_start_time")
-	p.end = h.col("usage_end_time")
-	p.project = h.col("project.id")
-	p.labels = h.col("labels")
-	p.projectLabels = h.col("project.labels")
-	p.gcpTags = h.col("tags")
-	p.systemLabels = h.col("system_labels")
-	p.region = h.col("location.region")
-	p.location = h.col("location.location")
-	p.cost = h.col("cost")
-	p.costAtList = h.col("cost_at_list")
-	p.currency = h.col("currency")
-	p.usageAmount = h.col("usage.amount")
-	p.usageUnit = h.col("usage.unit")
-	p.pricingAmount = h.col("usage.amount_in_pricing_units")
-	p.pricingUnit = h.col("usage.pricing_unit")
-	p.credits = h.col("credits")
-	p.invoiceMonth = h.col("invoice.month")
-	p.costType = h.col("cost_type")
-	p.resourceName = h.col("resource.global_name", "resource.name")
+	// Every nested field may come dotted (the console's CSV, bq extract) or
+	// with underscores (a SELECT that flattens the record, a Looker Studio
+	// download): see docs/import-formats.md, gcp-billing.
+	col := func(names ...string) int {
+		for _, n := range names {
+			if i := h.col(n, strings.ReplaceAll(n, ".", "_")); i >= 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	p.account = col("billing_account_id")
+	p.service = col("service.description")
+	p.sku = col("sku.description")
+	p.start = col("usage_start_time")
+	p.end = col("usage_end_time")
+	p.project = col("project.id")
+	p.labels = col("labels")
+	p.projectLabels = col("project.labels")
+	p.gcpTags = col("tags")
+	p.systemLabels = col("system_labels")
+	p.region = col("location.region")
+	p.location = col("location.location")
+	p.cost = col("cost")
+	p.costAtList = col("cost_at_list")
+	p.currency = col("currency")
+	p.usageAmount = col("usage.amount")
+	p.usageUnit = col("usage.unit")
+	p.pricingAmount = col("usage.amount_in_pricing_units")
+	p.pricingUnit = col("usage.pricing_unit")
+	p.credits = col("credits")
+	p.creditsAmount = col("credits.amount", "credits_total", "total_credits")
+	p.invoiceMonth = col("invoice.month")
+	p.costType = col("cost_type")
+	p.resourceName = col("resource.global_name", "resource.name")
+	p.labelKey, p.labelValue = col("labels.key"), col("labels.value")
+	if p.credits >= 0 {
+		p.creditsAmount = -1 // the list is the credits; a sum beside it would count them twice
+	}
 	for _, need := range []struct {
 		idx  int
 		name string
@@ -117,6 +136,11 @@ func (p *gcpParser) costs(c *rowCtx, row *Row) error {
 	if err != nil {
 		return err
 	}
+	summed, err := c.money(p.creditsAmount)
+	if err != nil {
+		return err
+	}
+	credits = credits.Add(summed)
 	row.BilledCost = cost.Add(credits)
 	row.EffectiveCost = row.BilledCost
 	row.ListCost, err = c.moneyOr(p.costAtList, cost)
@@ -208,6 +232,9 @@ func (p *gcpParser) tags(c *rowCtx) error {
 		if err := parseTagMap(c.raw(col), c.tag); err != nil {
 			return c.looseErr(col, err, "expected labels like [{'key': 'team', 'value': 'ml'}]")
 		}
+	}
+	if p.labelKey >= 0 && p.labelValue >= 0 {
+		c.tag(c.text(p.labelKey), c.text(p.labelValue))
 	}
 	return nil
 }

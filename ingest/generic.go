@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // genericParser reads any CSV through a saved column Mapping.
@@ -40,6 +42,9 @@ func newGeneric(h *header, o *Options) (parser, error) {
 	var err error
 	if p.currency, err = optional(m.Currency, "currency"); err != nil {
 		return nil, err
+	}
+	if m.DecimalSeparator != "" && m.DecimalSeparator != "." && m.DecimalSeparator != "," {
+		return nil, fmt.Errorf("%w: the decimal separator is \".\" or \",\", not %q", ErrBadMapping, m.DecimalSeparator)
 	}
 	if p.currency < 0 && m.DefaultCurrency == "" {
 		return nil, fmt.Errorf("%w: set a currency column or a default currency", ErrBadMapping)
@@ -85,8 +90,14 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, time.Time{})
 	row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
-	if row.BilledCost, err = c.money(p.cost); err != nil {
-		return err
+	// Costs in a hand-made or spreadsheet CSV are written as people write
+	// money: "$10,100.00", "1.234,56 €", "(12.50)".
+	if s := c.text(p.cost); s != "" {
+		d, err := quantity.Money.ParseFormatted("", s, p.m.DecimalSeparator == ",")
+		if err != nil {
+			return c.numberErr(p.cost, err)
+		}
+		row.BilledCost = d
 	}
 	row.EffectiveCost, row.ListCost = row.BilledCost, row.BilledCost
 	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
@@ -111,4 +122,23 @@ func (p *genericParser) parse(c *rowCtx, row *Row) error {
 		c.tag(t.key, c.text(t.idx))
 	}
 	return nil
+}
+
+// DateFormat is a date layout the mapping page offers, shown by example.
+type DateFormat struct {
+	Layout  string // a Go time layout, as Mapping.DateFormat holds it
+	Example string // 31 January 2026, 13:45 UTC, in that layout
+}
+
+// DateFormats are the layouts offered for the generic mapping, each shown
+// as the date it writes for 31 January 2026 (docs/import-formats.md,
+// generic). An empty layout reads the shapes of the known formats.
+func DateFormats() []DateFormat {
+	ex := time.Date(2026, 1, 31, 13, 45, 0, 0, time.UTC)
+	var out []DateFormat
+	for _, l := range []string{"2006-01-02", "02/01/2006", "01/02/2006", "02.01.2006", "2006-01-02T15:04:05Z07:00",
+		"2006-01-02 15:04:05", "02/01/2006 15:04", "01/02/2006 15:04", "2006/01/02", "20060102", "02-Jan-2006", "Jan 2, 2006"} {
+		out = append(out, DateFormat{Layout: l, Example: ex.Format(l)})
+	}
+	return out
 }

@@ -1,13 +1,16 @@
 package ingest
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -110,6 +113,9 @@ type ImportError struct {
 	ImportID int64
 	FileName string
 	Err      error
+	// Preview says the file is in no known format and its header and first
+	// rows are kept with the import (store.ImportPreview), to map from.
+	Preview bool
 }
 
 func (e *ImportError) Error() string { return e.Err.Error() }
@@ -139,6 +145,8 @@ func dedupeOf(src Source) store.Dedupe {
 	switch src {
 	case SourceLiteLLMSpend, SourceOpenRouter:
 		return store.DedupeSkip // one row per request: a known id is the same request
+	case SourceOCICost, SourceOCIFocus:
+		return store.DedupeSkip // each report holds a few new hours: a known line item is the same line item
 	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily:
 		return store.DedupeReplace // usage buckets: a later export restates them
 	}
@@ -216,6 +224,19 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		if err := im.store.FailImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID, string(source), cause.Error(), line, col); err != nil {
 			return ImportResult{}, errors.Join(cause, err)
 		}
+		// A file in no known format keeps its header and first rows, to
+		// set up the column mapping from.
+		var fe *FormatError
+		if errors.As(cause, &fe) {
+			raw, err := json.Marshal(fe.Preview)
+			if err == nil {
+				err = im.store.SetImportPreview(context.WithoutCancel(ctx), req.Org.ID, imp.ID, raw)
+			}
+			if err != nil {
+				return ImportResult{}, errors.Join(cause, err)
+			}
+			ierr.Preview = true
+		}
 		return ImportResult{}, ierr
 	}
 
@@ -223,15 +244,32 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	if req.Pricer != nil {
 		prices = req.Pricer
 	}
-	hash := &hashingReader{r: file, h: sha256.New()}
-	rd, err := Open(hash, Options{
+	opts := Options{
 		FileName:   req.FileName,
 		Source:     req.Source,
 		TeamTagKey: req.Org.TeamTagKey,
 		Pricer:     prices,
 		GPUs:       im.gpus,
 		Mapping:    req.Mapping,
-	})
+	}
+	in, err := parquetInput(file)
+	if err != nil {
+		return fail(req.Source, fmt.Errorf("%s: read: %w", req.FileName, err))
+	}
+	defer in.done()
+	var (
+		hash *hashingReader
+		rd   *Reader
+	)
+	if in.ra != nil {
+		// Parquet is read at offsets, not in one pass: the hash reads the
+		// file once more, in order, once its rows are written.
+		hash = &hashingReader{r: io.NewSectionReader(in.ra, 0, in.size), h: sha256.New()}
+		rd, err = OpenParquet(in.ra, in.size, opts)
+	} else {
+		hash = &hashingReader{r: in.rest, h: sha256.New()}
+		rd, err = Open(hash, opts)
+	}
 	if errors.Is(err, ErrEmpty) && hash.n == 0 {
 		err = fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty)
 	}
@@ -352,6 +390,53 @@ func (im *Importer) duplicate(ctx context.Context, req ImportRequest, importID i
 	res := ResultOf(prev)
 	res.Duplicate = true
 	return res, nil
+}
+
+// input is an uploaded file ready to be read: a Parquet file at offsets
+// (ra, size), anything else as a stream (rest).
+type input struct {
+	ra   io.ReaderAt
+	size int64
+	rest io.Reader
+	done func()
+}
+
+// parquetInput looks at the first bytes of file. A Parquet file is used in
+// place when it can be read at any offset (an upload spooled to disk, a
+// file the CLI opened) and is otherwise copied to a temporary file first,
+// since Parquet is read from its end; memory stays bounded either way.
+func parquetInput(file io.Reader) (input, error) {
+	in := input{rest: file, done: func() {}}
+	if ra, ok := file.(io.ReaderAt); ok {
+		sk, ok := file.(io.Seeker)
+		if !ok || !IsParquet(ra) {
+			return in, nil
+		}
+		size, err := sk.Seek(0, io.SeekEnd)
+		if err != nil {
+			return in, err
+		}
+		in.ra, in.size = ra, size
+		return in, nil
+	}
+	br := bufio.NewReaderSize(file, 64<<10)
+	in.rest = br
+	if magic, _ := br.Peek(4); string(magic) != parquetMagic {
+		return in, nil
+	}
+	tmp, err := os.CreateTemp("", "burnrate-import-*.parquet")
+	if err != nil {
+		return in, err
+	}
+	in.done = func() { tmp.Close(); os.Remove(tmp.Name()) }
+	size, err := io.Copy(tmp, br)
+	if err != nil {
+		in.done()
+		in.done = func() {}
+		return in, err
+	}
+	in.ra, in.size = tmp, size
+	return in, nil
 }
 
 // hashingReader hashes and counts what is read through it.
@@ -498,5 +583,6 @@ func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output
 // MappingFrom is the org's saved column mapping as the generic parser takes it.
 func MappingFrom(m store.ColumnMapping) *Mapping {
 	return &Mapping{Date: m.Date, Cost: m.Cost, Currency: m.Currency, Service: m.Service, Account: m.Account,
-		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency}
+		Provider: m.Provider, Tags: m.Tags, DateFormat: m.DateFormat, DefaultCurrency: m.DefaultCurrency,
+		DecimalSeparator: m.DecimalSeparator}
 }

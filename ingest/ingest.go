@@ -18,6 +18,8 @@ const (
 	SourceGCPBilling     Source = "gcp-billing"
 	SourceAzureCost      Source = "azure-cost"
 	SourceFOCUS          Source = "focus"
+	SourceOCICost        Source = "oci-cost"
+	SourceOCIFocus       Source = "oci-focus"
 	SourceOpenAIUsage    Source = "openai-usage"
 	SourceOpenAICosts    Source = "openai-costs"
 	SourceAnthropicUsage Source = "anthropic-usage"
@@ -152,9 +154,14 @@ type Mapping struct {
 	Provider string
 	Tags     []string // columns copied into Tags under their header name
 	// DateFormat is a Go time layout ("02.01.2006"); empty = auto-detect.
+	// The mapping page offers the layouts of DateFormats by example.
 	DateFormat string
 	// DefaultCurrency is used when Currency is empty or the cell is blank.
 	DefaultCurrency string
+	// DecimalSeparator is "," when the file writes amounts as 1.234,56;
+	// "" or "." for 1,234.56. Costs may carry a currency symbol or code
+	// and parentheses for negatives either way.
+	DecimalSeparator string
 }
 
 // Options configure Open. The zero value detects the source and uses the

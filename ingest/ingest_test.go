@@ -44,6 +44,8 @@ func rat(t *testing.T, s string) *big.Rat {
 	return r
 }
 
+var parenName = regexp.MustCompile(`\(([A-Za-z0-9_]+)\)$`)
+
 var gcpCreditAmount = regexp.MustCompile(`'amount': (-?[0-9.e+-]+)`)
 
 // expectedTotals computes a file's total per currency straight from its
@@ -55,7 +57,12 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 	col := func(names ...string) int {
 		for _, n := range names {
 			for i, h := range hdr {
-				if strings.EqualFold(strings.TrimSpace(h), n) {
+				h = strings.TrimSpace(h)
+				// A localised header: "Kosten vor Steuern (PreTaxCost)".
+				if m := parenName.FindStringSubmatch(h); m != nil {
+					h = m[1]
+				}
+				if strings.EqualFold(h, n) {
 					return i
 				}
 			}
@@ -127,6 +134,10 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 			add("USD", v)
 		case base == "anthropic_cost_report.csv":
 			add(cell(rec, col("currency")), mul(rat(t, cell(rec, col("amount"))), big.NewRat(1, 100)))
+		case base == "gcp_bq_flattened.csv": // GCP flattened: cost + credits_amount
+			v := rat(t, cell(rec, col("cost")))
+			v.Add(v, rat(t, cell(rec, col("credits_amount"))))
+			add(cell(rec, col("currency")), v)
 		case strings.HasPrefix(base, "202011_"): // GCP: cost + credits
 			v := rat(t, cell(rec, col("cost")))
 			for _, m := range gcpCreditAmount.FindAllStringSubmatch(cell(rec, col("credits")), -1) {
@@ -135,12 +146,12 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 			add(cell(rec, col("currency")), v)
 		default:
 			c := col("lineItem/UnblendedCost", "line_item_unblended_cost", "BilledCost", "CostInBillingCurrency",
-				"PreTaxCost", "Cost", "amount_value", "spend", "cost_total", "Amount")
+				"PreTaxCost", "Cost", "amount_value", "spend", "cost_total", "Amount", "cost/myCost")
 			if c < 0 {
 				t.Fatalf("%s: test does not know the cost column", base)
 			}
 			cur := col("lineItem/CurrencyCode", "line_item_currency_code", "BillingCurrency", "BillingCurrencyCode",
-				"Currency", "amount_currency", "Curr")
+				"Currency", "amount_currency", "Curr", "cost/currencyCode")
 			add(cell(rec, cur), rat(t, cell(rec, c)))
 		}
 	}
@@ -238,6 +249,10 @@ func TestDetectsEverySample(t *testing.T) {
 		"azure_version_2.csv":                                 SourceAzureCost,
 		"camel_azure_version_2.csv":                           SourceAzureCost,
 		"costreport_a243c6f2-199f-4074-9a2c-40e671cf1584.csv": SourceAzureCost,
+		"azure_de_portal.csv":                                 SourceAzureCost,
+		"gcp_bq_flattened.csv":                                SourceGCPBilling,
+		"oci_cost_report.csv":                                 SourceOCICost,
+		"oci_focus_report.csv":                                SourceOCIFocus,
 		"focus_sample_1.0.csv":                                SourceFOCUS,
 		"202011_30c31bca571d9b7f3b2c8459dd8bc34a_2020-11-08_2020-11-11.csv": SourceGCPBilling,
 		"completions_usage_2025-10-27_2025-10-29.csv":                       SourceOpenAIUsage,

@@ -48,47 +48,57 @@ type headerSurplus interface {
 // detector recognises a source from its header.
 type detector struct {
 	source Source
-	needs  string // human description of the signature, for error messages
-	match  func(h *header) bool
-	build  func(h *header, o *Options) (parser, error)
+	// what names the format and why a header is not it, in plain words,
+	// for the unknown-format message: "an AWS CUR" + "no
+	// lineItem/UnblendedCost column".
+	what, lacks string
+	match       func(h *header) bool
+	build       func(h *header, o *Options) (parser, error)
 }
 
 // detectors are tried in order; signatures do not overlap on real exports.
 var detectors = []detector{
-	{SourceAWSCUR, "lineItem/UnblendedCost", func(h *header) bool {
+	{SourceAWSCUR, "an AWS CUR", "no lineItem/UnblendedCost column", func(h *header) bool {
 		return h.has("lineItem/UnblendedCost")
 	}, newAWSCUR},
-	{SourceAWSCUR2, "line_item_unblended_cost", func(h *header) bool {
+	{SourceAWSCUR2, "an AWS CUR 2.0 export", "no line_item_unblended_cost column", func(h *header) bool {
 		return h.has("line_item_unblended_cost")
 	}, newAWSCUR2},
-	{SourceGCPBilling, "cost + service.description + usage_start_time", func(h *header) bool {
-		return h.has("cost") && h.has("usage_start_time") && h.has("service.description", "sku.description", "service.id")
+	{SourceGCPBilling, "a Google Cloud billing export", "it needs cost, usage_start_time and service.description", func(h *header) bool {
+		return h.has("cost") && h.has("usage_start_time") &&
+			h.has("service.description", "sku.description", "service.id", "service_description", "sku_description", "service_id")
 	}, newGCP},
-	{SourceAzureCost, "CostInBillingCurrency, PreTaxCost or Cost + MeterCategory", func(h *header) bool {
+	{SourceAzureCost, "an Azure cost export", "no CostInBillingCurrency, PreTaxCost, or Cost with MeterCategory", func(h *header) bool {
 		return h.has("CostInBillingCurrency", "PreTaxCost") || (h.has("Cost") && h.has("MeterCategory", "MeterName"))
 	}, newAzure},
-	{SourceFOCUS, "BilledCost + ChargePeriodStart", func(h *header) bool {
+	{SourceOCICost, "an Oracle Cloud cost report", "no cost/myCost and lineItem/intervalUsageStart columns", func(h *header) bool {
+		return h.has("cost/myCost") && h.has("lineItem/intervalUsageStart")
+	}, newOCI},
+	{SourceOCIFocus, "an Oracle Cloud FOCUS report", "no BilledCost, ChargePeriodStart and oci_ReferenceNumber columns", func(h *header) bool {
+		return h.has("BilledCost") && h.has("ChargePeriodStart") && h.has("oci_ReferenceNumber")
+	}, newOCIFocus},
+	{SourceFOCUS, "a FOCUS file", "no BilledCost and ChargePeriodStart columns", func(h *header) bool {
 		return h.has("BilledCost") && h.has("ChargePeriodStart")
 	}, newFOCUS},
-	{SourceOpenAIUsage, "num_model_requests or start_time + input_tokens + output_tokens", func(h *header) bool {
+	{SourceOpenAIUsage, "an OpenAI usage export", "no num_model_requests, or start_time with input_tokens and output_tokens", func(h *header) bool {
 		return h.has("num_model_requests") || (h.has("start_time") && h.has("input_tokens") && h.has("output_tokens"))
 	}, newOpenAIUsage},
-	{SourceOpenAICosts, "line_item + amount_value", func(h *header) bool {
+	{SourceOpenAICosts, "an OpenAI costs export", "no line_item with amount_value", func(h *header) bool {
 		return h.has("line_item") && h.has("amount_value", "amount.value", "amount")
 	}, newOpenAICosts},
-	{SourceAnthropicUsage, "uncached_input_tokens", func(h *header) bool {
+	{SourceAnthropicUsage, "an Anthropic usage report", "no uncached_input_tokens column", func(h *header) bool {
 		return h.has("uncached_input_tokens")
 	}, newAnthropicUsage},
-	{SourceAnthropicCost, "amount + cost_type", func(h *header) bool {
+	{SourceAnthropicCost, "an Anthropic cost report", "no amount with cost_type", func(h *header) bool {
 		return h.has("amount") && h.has("cost_type")
 	}, newAnthropicCost},
-	{SourceLiteLLMSpend, "request_id + spend", func(h *header) bool {
+	{SourceLiteLLMSpend, "LiteLLM spend logs", "no request_id with spend", func(h *header) bool {
 		return h.has("request_id") && h.has("spend")
 	}, newLiteLLMSpend},
-	{SourceLiteLLMDaily, "date + spend + api_requests", func(h *header) bool {
+	{SourceLiteLLMDaily, "a LiteLLM daily spend table", "no date, spend and api_requests columns", func(h *header) bool {
 		return h.has("date") && h.has("spend") && h.has("api_requests")
 	}, newLiteLLMDaily},
-	{SourceOpenRouter, "generation_id + cost_total", func(h *header) bool {
+	{SourceOpenRouter, "an OpenRouter activity export", "no generation_id with cost_total", func(h *header) bool {
 		return h.has("generation_id") && h.has("cost_total")
 	}, newOpenRouter},
 }
@@ -102,7 +112,10 @@ func detect(h *header) *detector {
 	return nil
 }
 
-func unknownFormat(file string, hdr []string) error {
+// unknownFormat says, in plain words, which formats a header is not and
+// why, and carries the header and the first rows (Preview) so that the
+// column mapping can be set up from them.
+func unknownFormat(file string, hdr []string, rows [][]string) error {
 	var b strings.Builder
 	if file != "" {
 		b.WriteString(file + ": ")
@@ -111,27 +124,81 @@ func unknownFormat(file string, hdr []string) error {
 	first := hdr[:min(len(hdr), 4)]
 	quoted := make([]string, len(first))
 	for i, f := range first {
-		quoted[i] = strconv.Quote(f)
+		quoted[i] = strconv.Quote(snippet(f, 0))
 	}
 	fmt.Fprintf(&b, " (starts %s", strings.Join(quoted, ", "))
 	if len(hdr) > len(first) {
 		b.WriteString(", …")
 	}
-	b.WriteString("); tried ")
+	b.WriteString("). It is not ")
 	for i, d := range detectors {
-		if i > 0 {
-			b.WriteString(", ")
+		switch {
+		case i == len(detectors)-1:
+			b.WriteString(", and not ")
+		case i > 0:
+			b.WriteString(", not ")
 		}
-		fmt.Fprintf(&b, "%s (%s)", d.source, d.needs)
+		fmt.Fprintf(&b, "%s (%s)", d.what, d.lacks)
 	}
-	b.WriteString("; if you know the format, choose it with --source NAME, or map the columns with the generic source")
-	return &formatError{msg: b.String()}
+	b.WriteString(". If it is one of these, choose its format; otherwise map its columns once (the generic format)")
+	return &FormatError{msg: b.String(), Preview: Preview{Header: hdr, Rows: rows}}
 }
 
-type formatError struct{ msg string }
+// FormatError is a file in no known format. Its Preview is what the column
+// mapping page shows to pick the columns from.
+type FormatError struct {
+	msg     string
+	Preview Preview
+}
 
-func (e *formatError) Error() string { return e.msg }
-func (e *formatError) Unwrap() error { return ErrUnknownFormat }
+func (e *FormatError) Error() string { return e.msg }
+func (e *FormatError) Unwrap() error { return ErrUnknownFormat }
+
+// Preview is a file's header and first rows, cut to a size a page can show
+// and a database row can keep.
+type Preview struct {
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+}
+
+// Preview bounds: rows kept, columns kept, and the longest cell.
+const (
+	previewRows  = 5
+	previewCols  = 200
+	previewChars = 80
+)
+
+// clip bounds one record for a Preview.
+func clip(rec []string) []string {
+	out := make([]string, 0, min(len(rec), previewCols))
+	for _, c := range rec[:min(len(rec), previewCols)] {
+		if len(c) > previewChars {
+			c = snippet(c[:previewChars], 0) + "…"
+		}
+		if badText(c) >= 0 {
+			c = "" // text Postgres cannot store stays out of the preview
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// previewRecords reads up to previewRows more records for a Preview; a
+// record it cannot read ends the preview, not the error being reported.
+func previewRecords(next func() ([]string, error)) [][]string {
+	var rows [][]string
+	for len(rows) < previewRows {
+		rec, err := next()
+		if err != nil {
+			break
+		}
+		if len(rec) == 1 && rec[0] == "" {
+			continue
+		}
+		rows = append(rows, clip(rec))
+	}
+	return rows
+}
 
 // Reader streams normalised rows from one file. It is not safe for
 // concurrent use.
@@ -141,6 +208,7 @@ type Reader struct {
 	header []string
 	csv    *csv.Reader
 	lim    *limitReader
+	pq     *parquetRecords // instead of csv and lim, for a Parquet file
 	parser parser
 	ctx    rowCtx
 	tags   map[string]string
@@ -190,7 +258,10 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	d := forced
 	if d == nil {
 		if d = detect(h); d == nil {
-			return nil, unknownFormat(file, hdr)
+			return nil, unknownFormat(file, clip(hdr), previewRecords(func() ([]string, error) {
+				lim.reset()
+				return cr.Read()
+			}))
 		}
 	}
 	rd := &Reader{source: d.source, file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
@@ -252,6 +323,12 @@ func openCSV(r io.Reader, file string, maxRecordBytes int) (*csv.Reader, *limitR
 	bufd := bufio.NewReaderSize(lim, bufSize)
 	if err := stripBOM(bufd); err != nil {
 		return nil, nil, fileErr(file, err, "")
+	}
+	// A Parquet file is read from its end (the footer) first, so it cannot
+	// be read as a stream; the Importer spools one to a file. Inside gzip
+	// it is not what any exporter writes.
+	if magic, _ := bufd.Peek(4); string(magic) == parquetMagic {
+		return nil, nil, fileErr(file, ErrCorruptParquet, "a Parquet file has to be read from a file, not a stream (and not inside gzip)")
 	}
 	cr := csv.NewReader(bufd)
 	// The Reader checks each record's width itself (Reader.check): it must
@@ -342,6 +419,16 @@ func (r *Reader) Next(row *Row) error {
 		rec := r.first
 		if rec != nil {
 			r.first = nil
+		} else if r.pq != nil {
+			var err error
+			if rec, err = r.pq.next(); err != nil {
+				if err == io.EOF {
+					r.pq.close()
+				}
+				r.err = err
+				return err
+			}
+			r.line = int(r.pq.total)
 		} else {
 			r.lim.reset()
 			var err error
@@ -359,8 +446,8 @@ func (r *Reader) Next(row *Row) error {
 			continue // a line of just whitespace-free nothing, e.g. "\r"
 		}
 		if err := r.check(rec); err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		r.ctx.rec = rec
 		r.ctx.line = r.line
@@ -371,16 +458,27 @@ func (r *Reader) Next(row *Row) error {
 			continue
 		}
 		if err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		if err := r.checkDates(row); err != nil {
-			r.err = err
-			return err
+			r.err = r.place(err)
+			return r.err
 		}
 		r.finish(row)
 		return nil
 	}
+}
+
+// place puts a Parquet row's error at its row group and row: the parsers
+// place errors at r.line, which for Parquet counts rows, not lines.
+func (r *Reader) place(err error) error {
+	var pe *ParseError
+	if r.pq == nil || !errors.As(err, &pe) || pe.Line == 0 {
+		return err
+	}
+	pe.Line, pe.RowGroup, pe.Row = 0, r.pq.g+1, r.pq.row
+	return err
 }
 
 // check refuses a record that has the wrong number of fields or a cell
@@ -394,7 +492,10 @@ func (r *Reader) check(rec []string) error {
 	r.records++
 	for i, cell := range rec {
 		if at := badText(cell); at >= 0 {
-			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			line := r.line
+			if r.csv != nil {
+				line, _ = r.csv.FieldPos(i) // the cell's own line, in a multi-line record
+			}
 			return cellTextError(r.file, line, r.columnLabel(i), cell, at)
 		}
 	}

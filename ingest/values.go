@@ -25,7 +25,43 @@ func newHeader(names []string) *header {
 			h.index[k] = i
 		}
 	}
+	// A localised download names every column "Label (ColumnName)" (the
+	// Azure portal in German writes "Abonnement-GUID (SubscriptionGuid)"):
+	// the name in parentheses answers too, unless a column has it as its
+	// own name (see docs/import-formats.md, "Files").
+	for i, n := range names {
+		if k := canonicalInParens(n); k != "" {
+			if _, dup := h.index[k]; !dup {
+				h.index[k] = i
+			}
+		}
+	}
 	return h
+}
+
+// canonicalInParens returns, lower-cased, the column name a localised
+// header carries in parentheses at its end ("Kosten (PreTaxCost)" →
+// "pretaxcost"), or "" when there is none. Only a name without spaces
+// counts, so that "Cost (in euros)" stays a label.
+func canonicalInParens(name string) string {
+	name = strings.TrimSpace(name)
+	if !strings.HasSuffix(name, ")") {
+		return ""
+	}
+	open := strings.LastIndexByte(name, '(')
+	if open <= 0 {
+		return ""
+	}
+	inner := name[open+1 : len(name)-1]
+	if inner == "" || strings.TrimSpace(name[:open]) == "" {
+		return ""
+	}
+	for _, r := range inner {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '/' || r == '.' || r == '-') {
+			return ""
+		}
+	}
+	return strings.ToLower(inner)
 }
 
 // col returns the index of the first of names present (case-insensitive), or -1.

@@ -397,3 +397,97 @@ func shorten(s string) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// ParseFormatted reads s as spreadsheets and hand-made bills write amounts:
+// what ParseHuman accepts, plus a currency symbol or ISO code before or
+// after the number ("$10,100.00", "1.234,56 €", "EUR 12.50"), parentheses
+// for a negative ("(1,234.00)"), and thousands separated by spaces or
+// apostrophes. decimalComma says the file writes its decimals after a comma
+// (1.234,56): the two styles cannot be told apart from "1,234" alone, so
+// the caller declares it. Thousands must come in groups of three. Errors
+// quote s as sent.
+func (k Kind) ParseFormatted(field, s string, decimalComma bool) (decimal.Decimal, error) {
+	t := strings.TrimSpace(s)
+	sent := shorten(t)
+	fail := func() (decimal.Decimal, error) {
+		return decimal.Zero, &Error{Field: field, Value: sent, Err: ErrNotNumber}
+	}
+	if len(t) > MaxLen {
+		return decimal.Zero, &Error{Field: field, Value: sent, Err: ErrNotNumber,
+			Detail: fmt.Sprintf("it is longer than %d characters", MaxLen)}
+	}
+	neg := false
+	t = trimCurrency(t) // "(12,50) €"
+	if strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+		neg, t = true, strings.TrimSpace(t[1:len(t)-1])
+	}
+	sign := ""
+	takeSign := func() {
+		if sign == "" && t != "" && (t[0] == '-' || t[0] == '+') {
+			sign, t = t[:1], strings.TrimSpace(t[1:])
+		}
+	}
+	takeSign()
+	t = trimCurrency(t)
+	takeSign()
+	if t == "" || neg && sign != "" {
+		return fail()
+	}
+	// Write the number as ParseHuman reads it: "." for the decimals and
+	// "," between thousands.
+	var b strings.Builder
+	for _, r := range t {
+		switch {
+		case r >= '0' && r <= '9', r == 'e', r == 'E', r == '-', r == '+':
+			b.WriteRune(r)
+		case r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\'' || r == '’':
+			b.WriteByte(',')
+		case r == '.' && decimalComma, r == ',' && !decimalComma:
+			b.WriteByte(',')
+		case r == ',' && decimalComma, r == '.' && !decimalComma:
+			b.WriteByte('.')
+		default:
+			return fail()
+		}
+	}
+	if neg {
+		sign = "-"
+	}
+	d, err := k.parse(field, sign+b.String(), true)
+	var qe *Error
+	if errors.As(err, &qe) {
+		qe.Value = sent
+	}
+	return d, err
+}
+
+// currencySymbols are the symbols ParseFormatted drops around an amount.
+var currencySymbols = []string{"US$", "$", "€", "£", "¥", "₹", "₩", "₽", "₺", "R$", "zł", "kr", "Fr.", "CHF"}
+
+// trimCurrency drops one currency symbol or three-letter code before or
+// after t, and the spaces beside it.
+func trimCurrency(t string) string {
+	for _, sym := range currencySymbols {
+		if rest, ok := strings.CutPrefix(t, sym); ok {
+			return strings.TrimSpace(rest)
+		}
+		if rest, ok := strings.CutSuffix(t, sym); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	isCode := func(c string) bool {
+		for i := 0; i < len(c); i++ {
+			if c[i] < 'A' || c[i] > 'Z' {
+				return false
+			}
+		}
+		return len(c) == 3
+	}
+	if len(t) > 4 && t[3] == ' ' && isCode(t[:3]) {
+		return strings.TrimSpace(t[4:])
+	}
+	if n := len(t); n > 4 && t[n-4] == ' ' && isCode(t[n-3:]) {
+		return strings.TrimSpace(t[:n-4])
+	}
+	return t
+}

@@ -201,3 +201,54 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFormatted(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		comma bool
+		want  string
+	}{
+		{"$10,100.00", false, "10100"},
+		{"10100", false, "10100"},
+		{"-0.0042", false, "-0.0042"},
+		{"2.5e-06", false, "0.0000025"},
+		{"1.234,56 €", true, "1234.56"},
+		{"€1.234,56", true, "1234.56"},
+		{"1 234,56", true, "1234.56"},
+		{"1\u202f234,56 €", true, "1234.56"},
+		{"(1,234.00)", false, "-1234"},
+		{"($12.50)", false, "-12.5"},
+		{"(12,50) €", true, "-12.5"},
+		{"-$12.50", false, "-12.5"},
+		{"$-12.50", false, "-12.5"},
+		{"-12,50 €", true, "-12.5"},
+		{"EUR 1.234,56", true, "1234.56"},
+		{"1,234.56 USD", false, "1234.56"},
+		{"CHF 1'234.50", false, "1234.5"},
+		{"0,5", true, "0.5"},
+	} {
+		got, err := Money.ParseFormatted("cost", tc.in, tc.comma)
+		if err != nil || got.String() != tc.want {
+			t.Errorf("ParseFormatted(%q, comma=%v) = %s, %v; want %s", tc.in, tc.comma, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in    string
+		comma bool
+		want  string
+	}{
+		{"1,234.56", true, `cost: "1,234.56" is not a number`}, // a dot after thousands in comma style
+		{"12,5", false, `cost: "12,5" is not a number`},        // a comma decimal in dot style
+		{"1,23,456.00", false, `cost: "1,23,456.00" is not a number`},
+		{"(-5)", false, `cost: "(-5)" is not a number`},
+		{"$", false, `cost: "$" is not a number`},
+		{"12 apples", false, `cost: "12 apples" is not a number`},
+		{"$1e999999", false, `cost: "$1e999999" is out of range: money must be below 1,000,000,000,000,000`},
+		{"€" + strings.Repeat("1", 200), true, "is longer than 100 characters"},
+	} {
+		_, err := Money.ParseFormatted("cost", tc.in, tc.comma)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseFormatted(%q, comma=%v) = %v; want %q", tc.in, tc.comma, err, tc.want)
+		}
+	}
+}

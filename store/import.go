@@ -227,6 +227,21 @@ func (s *Store) DeleteImport(ctx context.Context, orgID, id int64) error {
 
 // FailImport marks an import failed with the reason and, for a bad value,
 // where it is (line 0 and column "" when not about one place).
+// SetImportPreview keeps a failed import's header and first rows (JSON),
+// for the column mapping page.
+func (s *Store) SetImportPreview(ctx context.Context, orgID, id int64, preview []byte) error {
+	_, err := s.q.Exec(ctx, `UPDATE imports SET preview = $3 WHERE org_id = $1 AND id = $2`, orgID, id, preview)
+	return mapError("keep import preview", err)
+}
+
+// ImportPreview returns what SetImportPreview kept for an import. Returns
+// ErrNotFound when the import has none.
+func (s *Store) ImportPreview(ctx context.Context, orgID, id int64) ([]byte, error) {
+	var raw []byte
+	err := s.q.QueryRow(ctx, `SELECT preview FROM imports WHERE org_id = $1 AND id = $2 AND preview IS NOT NULL`, orgID, id).Scan(&raw)
+	return raw, mapError("get import preview", err)
+}
+
 func (s *Store) FailImport(ctx context.Context, orgID, id int64, source, msg string, line int, column string) error {
 	_, err := s.q.Exec(ctx, `
 		UPDATE imports SET status = 'failed', source = CASE WHEN $3 = '' THEN source ELSE $3 END, error = $4,

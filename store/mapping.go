@@ -18,6 +18,8 @@ type ColumnMapping struct {
 	Tags            []string `json:"tags,omitempty"`
 	DateFormat      string   `json:"date_format,omitempty"`
 	DefaultCurrency string   `json:"default_currency,omitempty"`
+	// DecimalSeparator is "," for amounts written 1.234,56; empty for 1,234.56.
+	DecimalSeparator string `json:"decimal_separator,omitempty"`
 }
 
 // ColumnMapping returns orgID's saved mapping. Returns ErrNotFound if it has

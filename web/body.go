@@ -148,6 +148,12 @@ type spooledBody struct {
 	file *os.File // nil when in memory
 }
 
+// ReadAt reads the body at an offset, as a Parquet upload is read (from
+// its footer first); it leaves the Read position alone.
+func (b *spooledBody) ReadAt(p []byte, off int64) (int, error) {
+	return b.ReadSeeker.(io.ReaderAt).ReadAt(p, off)
+}
+
 // Close does nothing: readBody removes the body once the request is done.
 func (b *spooledBody) Close() error { return nil }
 

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +64,9 @@ func outcomeOf(name string, res ingest.ImportResult, err error) views.ImportOutc
 	switch {
 	case errors.As(err, &ierr):
 		o.Error = ierr.Error()
+		if ierr.Preview {
+			o.MapURL = "/imports/mapping?import=" + strconv.FormatInt(ierr.ImportID, 10)
+		}
 	case err != nil:
 		o.Error = "The import failed on our side; nothing was imported. Please try again."
 	default:
@@ -153,11 +158,24 @@ func errUploadTooLarge(limit int64) error {
 		fmt.Sprintf("The upload is larger than this server's limit of %d MB (MAX_UPLOAD_MB). Split the file or compress it with gzip.", limit>>20))
 }
 
-// mappingForm is the column mapping form's fields, trimmed.
+// mappingForm is the column mapping form's fields, trimmed. The provider
+// is a column (provider) or, failing that, a fixed name (provider_name);
+// tags are checked columns (tag), or one comma-separated field (tags) as
+// the form took them before.
 func mappingForm(c echo.Context) store.ColumnMapping {
 	v := func(k string) string { return strings.TrimSpace(c.FormValue(k)) }
 	m := store.ColumnMapping{Date: v("date"), Cost: v("cost"), Currency: v("currency"), Service: v("service"),
-		Account: v("account"), Provider: v("provider"), DateFormat: v("date_format"), DefaultCurrency: strings.ToUpper(v("default_currency"))}
+		Account: v("account"), Provider: cmpOr(v("provider"), v("provider_name")), DateFormat: v("date_format"),
+		DefaultCurrency: strings.ToUpper(v("default_currency")), DecimalSeparator: v("decimal_separator")}
+	if m.DecimalSeparator == "." {
+		m.DecimalSeparator = ""
+	}
+	form, _ := c.FormParams()
+	for _, t := range form["tag"] {
+		if t = strings.TrimSpace(t); t != "" {
+			m.Tags = append(m.Tags, t)
+		}
+	}
 	for _, t := range strings.Split(v("tags"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			m.Tags = append(m.Tags, t)
@@ -166,28 +184,93 @@ func mappingForm(c echo.Context) store.ColumnMapping {
 	return m
 }
 
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// mappingPreview loads the header and first rows a failed import kept
+// (?import= or the form's import field), or none.
+func (s *Server) mappingPreview(c echo.Context) (views.MappingPreview, error) {
+	raw := c.QueryParam("import")
+	if raw == "" {
+		raw = c.FormValue("import")
+	}
+	if raw == "" {
+		return views.MappingPreview{}, nil
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return views.MappingPreview{}, echo.NewHTTPError(http.StatusNotFound, "No such import.")
+	}
+	org := currentOrg(c).ID
+	imp, err := s.db(c).Import(c.Request().Context(), org, id)
+	if err != nil {
+		return views.MappingPreview{}, err
+	}
+	js, err := s.db(c).ImportPreview(c.Request().Context(), org, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return views.MappingPreview{}, echo.NewHTTPError(http.StatusNotFound, "That import kept no columns to map: upload the file, and if its format is unknown, map it from the error.")
+	}
+	if err != nil {
+		return views.MappingPreview{}, err
+	}
+	var p ingest.Preview
+	if err := json.Unmarshal(js, &p); err != nil {
+		return views.MappingPreview{}, err
+	}
+	return views.MappingPreview{ImportID: id, FileName: imp.FileName, Header: p.Header, Rows: p.Rows}, nil
+}
+
+func (s *Server) mappingPage(c echo.Context, status int, m store.ColumnMapping, problem string, saved bool) error {
+	p, err := s.mappingPreview(c)
+	if err != nil {
+		return err
+	}
+	return render(c, status, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, p, dateFormats(), problem, saved))
+}
+
+// dateFormats are the mapping page's date formats, by example.
+func dateFormats() []views.DateFormat {
+	var out []views.DateFormat
+	for _, f := range ingest.DateFormats() {
+		out = append(out, views.DateFormat{Layout: f.Layout, Example: f.Example})
+	}
+	return out
+}
+
 func (s *Server) handleMappingShow(c echo.Context) error {
 	m, err := s.db(c).ColumnMapping(c.Request().Context(), currentOrg(c).ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return render(c, http.StatusOK, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, "", false))
+	return s.mappingPage(c, http.StatusOK, m, "", false)
 }
 
 func (s *Server) handleMappingSave(c echo.Context) error {
 	m := mappingForm(c)
+	p, err := s.mappingPreview(c)
+	if err != nil {
+		return err
+	}
 	problem := ""
 	switch {
 	case m.Date == "" || m.Cost == "":
-		problem = "Name at least the date column and the cost column, as they appear in your CSV's header."
+		problem = "Choose at least the date column and the cost column."
 	case m.Currency == "" && len(m.DefaultCurrency) != 3:
-		problem = "Name the currency column, or give a three-letter default currency such as USD."
+		problem = "Choose the currency column, or give a three-letter default currency such as USD."
+	case m.DecimalSeparator != "" && m.DecimalSeparator != ",":
+		problem = "The decimal separator is a point (1,234.56) or a comma (1.234,56)."
+	case len(p.Header) > 0 && !p.Has(m.Date, m.Cost, m.Currency, m.Service, m.Account):
+		problem = "Choose columns of " + p.FileName + "."
 	}
 	if problem != "" {
-		return render(c, http.StatusUnprocessableEntity, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, problem, false))
+		return s.mappingPage(c, http.StatusUnprocessableEntity, m, problem, false)
 	}
 	if err := s.db(c).SaveColumnMapping(c.Request().Context(), currentOrg(c).ID, m); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.MappingPage(s.shell(c, "Column mapping", "imports"), m, "", true))
+	return s.mappingPage(c, http.StatusOK, m, "", true)
 }

@@ -6,10 +6,12 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/access"
@@ -177,10 +179,40 @@ func TestAPIImport(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `"source":"gcp-billing"`) {
 		t.Fatalf("multipart import = %s", rec.Body)
 	}
+	// Parquet as the raw body (spooled to disk past 64 KB) and as
+	// multipart: read in place, the same rows and totals as its CSV twin.
+	pq := mustRead(t, "../ingest/testdata/parquet/cur2_data_export.parquet")
+	rec = post(pq, "?filename=cur2.parquet")
+	wantStatus(t, rec, http.StatusCreated)
+	if !strings.Contains(rec.Body.String(), `"source":"aws-cur2"`) || !strings.Contains(rec.Body.String(), `"rows":200`) {
+		t.Fatalf("Parquet import = %s", rec.Body)
+	}
+	body, ctype = multipartUpload(t, nil, map[string][]byte{"cur2.csv": mustRead(t, "../ingest/testdata/parquet/cur2_data_export.csv")})
+	req = httptest.NewRequest(http.MethodPost, "/api/v1/imports", body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", ctype)
+	csvRec := httptest.NewRecorder()
+	b.srv.ServeHTTP(csvRec, req)
+	wantStatus(t, csvRec, http.StatusCreated)
+	totals := func(body []byte) string {
+		var r struct {
+			Totals map[string]string `json:"totals"`
+		}
+		_ = json.Unmarshal(body, &r)
+		return r.Totals["USD"]
+	}
+	if totals(rec.Body.Bytes()) == "" || totals(rec.Body.Bytes()) != totals(csvRec.Body.Bytes()) {
+		t.Fatalf("Parquet totals %s, CSV %s", rec.Body, csvRec.Body)
+	}
+	rec = post(pq[:len(pq)-100], "?filename=cut.parquet")
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if !strings.Contains(rec.Body.String(), "cut.parquet: corrupt Parquet data") {
+		t.Fatalf("cut Parquet = %s", rec.Body)
+	}
 	rec = httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/imports", token, ""))
 	wantStatus(t, rec, http.StatusOK)
-	if strings.Count(rec.Body.String(), `"status":"failed"`) != 2 || strings.Count(rec.Body.String(), `"status":"succeeded"`) != 2 {
+	if strings.Count(rec.Body.String(), `"status":"failed"`) != 3 || strings.Count(rec.Body.String(), `"status":"succeeded"`) != 4 {
 		t.Fatalf("import list = %s", rec.Body)
 	}
 }
@@ -243,4 +275,92 @@ func TestImportPricesUsageAtNegotiatedRates(t *testing.T) {
 	if got := post("negotiated.csv"); got != "0.5" {
 		t.Fatalf("at negotiated prices total = %s, want 0.5", got)
 	}
+}
+
+// TestUnknownFormatOffersMapping: a file in no known format fails saying,
+// in plain words, which formats it is not, and offers to map its columns;
+// the mapping page shows its header and first rows as choices, dates are
+// chosen by example, and the file then imports as generic, amounts written
+// as currency included.
+func TestUnknownFormatOffersMapping(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	c.get("/imports")
+	sheet := []byte("Datum;Betrag;Währung;Dienst;Team\n" +
+		"31.01.2026;\"1.234,56 €\";EUR;GPU-Miete;ml\n" +
+		"01.02.2026;\"(12,50) €\";EUR;Gutschrift;ml\n")
+	sheet = bytes.ReplaceAll(sheet, []byte(";"), []byte(","))
+	upload := func(fields map[string]string) *httptest.ResponseRecorder {
+		fields["_csrf"] = c.csrf
+		body, ctype := multipartUpload(t, fields, map[string][]byte{"kosten.csv": sheet})
+		req := httptest.NewRequest(http.MethodPost, "/imports", body)
+		req.Header.Set("Content-Type", ctype)
+		return c.do(req)
+	}
+	rec := upload(map[string]string{})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	d := doc(t, rec)
+	msg := d.Find(`[data-testid=import-error]`).Text()
+	for _, w := range []string{"kosten.csv: unrecognised header", "It is not an AWS CUR (no lineItem/UnblendedCost column)",
+		"not a Google Cloud billing export", "not an Azure cost export", "map its columns"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q lacks %q", msg, w)
+		}
+	}
+	if strings.Contains(msg, "--source") {
+		t.Errorf("the browser's error names a CLI flag: %q", msg)
+	}
+	link, ok := d.Find(`[data-testid=map-columns]`).Attr("href")
+	if !ok || !strings.HasPrefix(link, "/imports/mapping?import=") {
+		t.Fatalf("no mapping link: %q", link)
+	}
+
+	rec = c.get(link)
+	wantStatus(t, rec, http.StatusOK)
+	d = doc(t, rec)
+	if got := d.Find(`[data-testid=mapping-preview] th`).Length(); got != 5 {
+		t.Fatalf("preview header cells = %d", got)
+	}
+	if !strings.Contains(d.Find(`[data-testid=mapping-preview] tbody`).Text(), "1.234,56 €") {
+		t.Fatal("preview lacks the first rows")
+	}
+	var opts []string
+	d.Find(`[data-testid=mapping-cost] option`).Each(func(_ int, s *goquery.Selection) { opts = append(opts, s.AttrOr("value", "")) })
+	if strings.Join(opts, "|") != "|Datum|Betrag|Währung|Dienst|Team" {
+		t.Fatalf("cost column choices = %q", opts)
+	}
+	if !strings.Contains(d.Find(`[data-testid=date-format]`).Text(), "31.01.2026") ||
+		!strings.Contains(d.Find(`[data-testid=date-format]`).Text(), "01/31/2026") {
+		t.Fatalf("date formats = %q", d.Find(`[data-testid=date-format]`).Text())
+	}
+	importID := strings.TrimPrefix(link, "/imports/mapping?import=")
+
+	// A column the file does not have is refused.
+	form := url.Values{"import": {importID}, "date": {"Datum"}, "cost": {"Preis"}, "currency": {"Währung"}}
+	wantStatus(t, c.post("/imports/mapping", form), http.StatusUnprocessableEntity)
+	form = url.Values{"import": {importID}, "date": {"Datum"}, "date_format": {"02.01.2006"}, "cost": {"Betrag"},
+		"decimal_separator": {","}, "currency": {"Währung"}, "service": {"Dienst"}, "tag": {"Team"}, "provider_name": {"Hetzner"}}
+	wantStatus(t, c.post("/imports/mapping", form), http.StatusOK)
+	m, err := b.st.ColumnMapping(ctx(), org.ID)
+	if err != nil || m.DecimalSeparator != "," || m.DateFormat != "02.01.2006" || m.Provider != "Hetzner" || len(m.Tags) != 1 {
+		t.Fatalf("saved mapping %+v, %v", m, err)
+	}
+
+	rec = upload(map[string]string{"source": "generic"})
+	wantStatus(t, rec, http.StatusOK)
+	d = doc(t, rec)
+	if got := d.Find(`[data-testid=import-total]`).Text(); got != "1222.06 EUR" {
+		t.Fatalf("total = %q, want 1222.06 EUR (1.234,56 less 12,50): %s", got, d.Find(`[data-testid=import-error]`).Text())
+	}
+
+	// Another org's import is no preview of this org's.
+	other, otherOwner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_ = other
+	oc := b.client(t)
+	oc.login(otherOwner.Email)
+	wantStatus(t, oc.get(link), http.StatusNotFound)
+	wantStatus(t, c.get("/imports/mapping?import=abc"), http.StatusNotFound)
 }

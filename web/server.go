@@ -19,8 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/account"
-	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/billing"
+	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"

@@ -8,9 +8,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/billing"
+	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/mail"
 )
 

@@ -137,12 +137,13 @@ func TestImportCommand(t *testing.T) {
 	}
 	out.Reset()
 	err := run(context.Background(), []string{"import", "--org", "importers", "--json",
-		"../../ingest/testdata/exports/aws/test_cur.csv", "../../ingest/testdata/llm/LiteLLM_SpendLogs.csv.gz"}, e, &out, &bytes.Buffer{})
+		"../../ingest/testdata/exports/aws/test_cur.csv", "../../ingest/testdata/llm/LiteLLM_SpendLogs.csv.gz",
+		"../../ingest/testdata/parquet/cur2_data_export.parquet"}, e, &out, &bytes.Buffer{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	dec := json.NewDecoder(&out)
-	for _, want := range []string{"aws-cur", "litellm-spend"} {
+	for _, want := range []string{"aws-cur", "litellm-spend", "aws-cur2"} {
 		var res struct {
 			Source string `json:"source"`
 			Rows   int    `json:"rows"`
