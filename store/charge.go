@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -47,6 +49,8 @@ type Charge struct {
 	BillingAccountID   string
 	BillingPeriodStart time.Time // zero when the source has no billing period
 	DedupeKey          string
+	ProviderRaw        string // the file's spelling of the provider, when not ProviderName
+	ServiceRaw         string // the file's spelling of the service, when not ServiceName
 }
 
 // chargeColumns are the columns WriteCharges copies, in Values order.
@@ -56,7 +60,7 @@ var chargeColumns = []string{
 	"billed_cost", "effective_cost", "list_cost", "billing_currency", "consumed_quantity", "consumed_unit",
 	"tags", "team", "x_instance_type", "x_gpu_type", "x_gpu_count", "x_gpu_hours", "x_model", "x_input_tokens",
 	"x_output_tokens", "x_cached_tokens", "x_requests", "x_priced_by_us", "billing_account_id",
-	"billing_period_start", "dedupe_key",
+	"billing_period_start", "dedupe_key", "x_provider_raw", "x_service_raw",
 }
 
 // Dedupe says what an import does with rows whose DedupeKey is already in
@@ -84,11 +88,38 @@ type ChargeSource interface {
 	Err() error
 }
 
-// WriteResult is what WriteCharges did.
+// CostBasisSource is a ChargeSource that knows, once its rows are read,
+// which cost its file states: an Azure export is either actual cost
+// (CostBilled) or amortized cost (CostAmortized), with the same columns
+// (see docs/data-model.md, "Cost bases"). A source that is not one, or says
+// CostBoth, carries both costs in every row.
+type CostBasisSource interface {
+	CostBasis() CostBasis
+}
+
+// WriteResult is what WriteCharges did, counted from what it stored.
 type WriteResult struct {
 	Rows         int64 // rows now in charges from this import
 	ReplacedRows int64 // older rows this import replaced (restated period or bucket)
 	SkippedRows  int64 // rows skipped as already imported (or repeated in the file)
+	MergedRows   int64 // rows added into an earlier row of the same bucket in the file
+	// Totals is the cost of the rows stored, per currency, in the import's
+	// basis: billed cost, or effective cost for an amortized export.
+	Totals    map[string]decimal.Decimal
+	CostBasis CostBasis
+}
+
+// KeyConflictError is a file with two rows under one request id that differ:
+// a request id names one request, so they cannot both be right. Nothing of
+// the file is written.
+type KeyConflictError struct {
+	Key             string
+	FirstLine, Line int
+}
+
+func (e *KeyConflictError) Error() string {
+	return fmt.Sprintf("line %d repeats the request id %q of line %d with other values; one request cannot have two rows",
+		e.Line, e.Key, e.FirstLine)
 }
 
 type restatement struct {
@@ -136,6 +167,19 @@ func (r *rollup) add(ch *Charge) {
 	s.cached += ch.CachedTokens
 	s.requests += ch.Requests
 	s.rows++
+}
+
+// totals sums the rollup per currency, in basis's cost.
+func (r *rollup) totals(basis CostBasis) map[string]decimal.Decimal {
+	out := map[string]decimal.Decimal{}
+	for k, v := range r.sums {
+		amount := v.billed
+		if basis == CostAmortized {
+			amount = v.effective
+		}
+		out[k.currency] = out[k.currency].Add(amount)
+	}
+	return out
 }
 
 // write upserts the sums into daily_spend in one statement.
@@ -201,7 +245,7 @@ func (c *copySource) Next() bool {
 		ch.BilledCost, ch.EffectiveCost, ch.ListCost, ch.BillingCurrency, ch.ConsumedQuantity, ch.ConsumedUnit,
 		tags, ch.Team, ch.InstanceType, ch.GPUType, ch.GPUCount, ch.GPUHours, ch.Model, ch.InputTokens,
 		ch.OutputTokens, ch.CachedTokens, ch.Requests, ch.PricedByUs, ch.BillingAccountID,
-		period, ch.DedupeKey)
+		period, ch.DedupeKey, ch.ProviderRaw, ch.ServiceRaw)
 	return true
 }
 
@@ -328,7 +372,9 @@ func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string
 //
 // Rows stream from src to Postgres by COPY, so memory does not grow with
 // the file. org_id is set here from the authenticated org, never from the
-// file.
+// file. Rows of one file that share a bucket key are added together
+// (DedupeReplace); rows under one request id must be the same row
+// (DedupeSkip), else it fails with a *KeyConflictError.
 func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
 	var res WriteResult
 	tz := loc.String()
@@ -358,29 +404,55 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		}
 		copied = n
 	}
+	if bs, ok := src.(CostBasisSource); ok && dedupe == DedupeNone {
+		res.CostBasis = bs.CostBasis()
+	}
 
 	switch dedupe {
 	case DedupeNone:
 		res.Rows = copied
-		// A restated export replaces the earlier rows of its periods.
+		// A restated export replaces the earlier rows of its periods, of
+		// its own cost basis only: an Azure amortized export stands beside
+		// the actual-cost export of its period.
 		for p := range cs.periods {
 			n, err := s.deleteCharges(ctx, orgID, tz, `
 				c.import_id IN (
 					SELECT import_id FROM import_periods
-					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5 AND import_id <> $6
+					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5
+						AND cost_basis = $7 AND import_id <> $6
 				) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
-				cs.source, p.account, p.period, importID)
+				cs.source, p.account, p.period, importID, string(res.CostBasis))
 			if err != nil {
 				return res, mapError("write charges: replace restated period", err)
 			}
 			res.ReplacedRows += n
 			if _, err := s.q.Exec(ctx, `
-				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start)
-				VALUES ($1, $2, $3, $4, $5)`, orgID, importID, cs.source, p.account, p.period); err != nil {
+				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start, cost_basis)
+				VALUES ($1, $2, $3, $4, $5, $6)`, orgID, importID, cs.source, p.account, p.period, string(res.CostBasis)); err != nil {
 				return res, mapError("write charges: record period", err)
 			}
 		}
 	case DedupeSkip:
+		// A request id repeated in the file is the same request written
+		// twice (skipped); the same id on a different row is refused.
+		var key string
+		var first, line int
+		err := s.q.QueryRow(ctx, `
+			WITH d AS (
+				SELECT source, dedupe_key FROM charges_staging WHERE dedupe_key <> ''
+				GROUP BY 1, 2 HAVING count(*) > 1
+			)
+			SELECT s.dedupe_key, min(s.line), max(s.line)
+			FROM charges_staging s JOIN d ON d.source = s.source AND d.dedupe_key = s.dedupe_key
+			GROUP BY s.source, s.dedupe_key
+			HAVING count(DISTINCT to_jsonb(s) - 'line') > 1
+			ORDER BY 3
+			LIMIT 1`).Scan(&key, &first, &line)
+		if err == nil {
+			return res, &KeyConflictError{Key: key, FirstLine: first, Line: line}
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return res, mapError("write charges: repeated request ids", err)
+		}
 		tag, err := s.q.Exec(ctx, `
 			INSERT INTO charges SELECT * FROM charges_staging
 			ON CONFLICT (org_id, source, dedupe_key) WHERE dedupe_key <> '' DO NOTHING`)
@@ -396,30 +468,159 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 			return res, mapError("write charges: replace buckets", err)
 		}
 		res.ReplacedRows = n
-		// Within one file the last row of a key wins.
-		tag, err := s.q.Exec(ctx, `
-			INSERT INTO charges
-			SELECT DISTINCT ON (source, dedupe_key) * FROM charges_staging
-			ORDER BY source, dedupe_key, line DESC`)
+		// Rows of one file that share a key are parts of one bucket: they
+		// are added together into the first of them.
+		tag, err := s.q.Exec(ctx, mergeBuckets)
 		if err != nil {
 			return res, mapError("write charges: insert buckets", err)
 		}
 		res.Rows = tag.RowsAffected()
-		res.SkippedRows = copied - res.Rows
+		res.MergedRows = copied - res.Rows
 	}
 
 	if cs.rollup != nil {
 		if err := cs.rollup.write(ctx, s.q, orgID); err != nil {
 			return res, mapError("write charges: roll up", err)
 		}
-	} else if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
-		orgID, importID, tz); err != nil {
-		return res, mapError("write charges: roll up", err)
+		res.Totals = cs.rollup.totals(res.CostBasis)
+	} else {
+		if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
+			orgID, importID, tz); err != nil {
+			return res, mapError("write charges: roll up", err)
+		}
+		if err := s.importTotals(ctx, orgID, importID, &res); err != nil {
+			return res, err
+		}
+	}
+	if res.CostBasis != CostBoth {
+		for p := range cs.periods {
+			if err := s.separateBases(ctx, orgID, importID, tz, cs.source, p, res.CostBasis); err != nil {
+				return res, err
+			}
+		}
 	}
 	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
 		return res, mapError("write charges: drop empty rollups", err)
 	}
 	return res, nil
+}
+
+// mergeBuckets inserts the staged rows, one per key: the first row of each
+// key, with the costs, quantities, GPU-hours, tokens and requests of all its
+// rows added up. Rows without a key stay rows of their own.
+var mergeBuckets = func() string {
+	sums := map[string]string{
+		"billed_cost": "sum(billed_cost)", "effective_cost": "sum(effective_cost)", "list_cost": "sum(list_cost)",
+		"consumed_quantity": "sum(consumed_quantity)", "x_gpu_hours": "sum(x_gpu_hours)",
+		"x_input_tokens": "sum(x_input_tokens)::bigint", "x_output_tokens": "sum(x_output_tokens)::bigint",
+		"x_cached_tokens": "sum(x_cached_tokens)::bigint", "x_requests": "sum(x_requests)::bigint",
+		"x_priced_by_us": "bool_or(x_priced_by_us)",
+	}
+	var agg, sel []string
+	for col, expr := range sums {
+		agg = append(agg, expr+" AS "+col)
+	}
+	for _, col := range chargeColumns {
+		if _, ok := sums[col]; ok {
+			sel = append(sel, "k."+col)
+		} else {
+			sel = append(sel, "s."+col)
+		}
+	}
+	slices.Sort(agg)
+	return `
+		WITH k AS (
+			SELECT source, dedupe_key, min(line) AS first_line, ` + strings.Join(agg, ", ") + `
+			FROM charges_staging
+			GROUP BY source, dedupe_key, CASE WHEN dedupe_key = '' THEN line END
+		)
+		INSERT INTO charges (` + strings.Join(chargeColumns, ", ") + `)
+		SELECT ` + strings.Join(sel, ", ") + `
+		FROM charges_staging s JOIN k ON k.source = s.source AND k.dedupe_key = s.dedupe_key AND k.first_line = s.line`
+}()
+
+// importTotals sets res.Totals from the import's stored rows.
+func (s *Store) importTotals(ctx context.Context, orgID, importID int64, res *WriteResult) error {
+	col := "billed_cost"
+	if res.CostBasis == CostAmortized {
+		col = "effective_cost"
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT billing_currency, sum(`+col+`) FROM charges WHERE org_id = $1 AND import_id = $2 GROUP BY 1`, orgID, importID)
+	if err != nil {
+		return mapError("write charges: totals", err)
+	}
+	res.Totals = map[string]decimal.Decimal{}
+	var cur string
+	var amount decimal.Decimal
+	_, err = pgx.ForEachRow(rows, []any{&cur, &amount}, func() error {
+		res.Totals[cur] = amount
+		return nil
+	})
+	return mapError("write charges: totals", err)
+}
+
+// separateBases keeps the two views of slice p apart once both an actual
+// and an amortized export of it are stored. A row of a one-basis import
+// carries its cost in both columns while its slice has no import of the
+// other basis (the one view there is stands for both); once it has, each
+// import's rows keep their cost in their own basis's column only and count
+// zero in the other, so neither view adds the two files together. basis is
+// the new import's. See docs/data-model.md, "Cost bases".
+func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, source string, p restatement, basis CostBasis) error {
+	other, own, otherCol := CostAmortized, "billed_cost", "effective_cost"
+	if basis == CostAmortized {
+		other, own, otherCol = CostBilled, "effective_cost", "billed_cost"
+	}
+	slice := ` AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`
+	var otherImports []int64
+	rows, err := s.q.Query(ctx, `
+		SELECT import_id FROM import_periods
+		WHERE org_id = $1 AND source = $2 AND billing_account_id = $3 AND period_start = $4 AND cost_basis = $5`,
+		orgID, source, p.account, p.period, string(other))
+	if err == nil {
+		otherImports, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	}
+	if err != nil {
+		return mapError("write charges: other cost basis", err)
+	}
+	if len(otherImports) == 0 {
+		return nil
+	}
+	if err := s.zeroCost(ctx, orgID, tz, otherCol, `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
+		return mapError("write charges: separate cost bases", err)
+	}
+	err = s.zeroCost(ctx, orgID, tz, own, `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
+	return mapError("write charges: separate cost bases", err)
+}
+
+// zeroCost sets column (billed_cost or effective_cost) to zero on the
+// charges matching where (over alias c; $1 is the org, $2 the time zone)
+// and takes what it held out of daily_spend.
+func (s *Store) zeroCost(ctx context.Context, orgID int64, tz, column, where string, args ...any) error {
+	billed, effective := "-sum(amount)", "0"
+	if column == "effective_cost" {
+		billed, effective = "0", "-sum(amount)"
+	}
+	args = append([]any{orgID, tz}, args...)
+	_, err := s.q.Exec(ctx, `
+		WITH old AS (
+			SELECT c.org_id, c.import_id, c.line, c.charge_period_start, c.source, c.provider_name, c.service_name,
+				c.sub_account_id, c.team, c.x_model, c.charge_category, c.x_gpu_type, c.billing_currency,
+				c.`+column+` AS amount
+			FROM charges c
+			WHERE c.org_id = $1 AND c.`+column+` <> 0 AND `+where+`
+			FOR UPDATE
+		), zeroed AS (
+			UPDATE charges c SET `+column+` = 0 FROM old
+			WHERE c.org_id = old.org_id AND c.import_id = old.import_id AND c.line = old.line
+		)`+rollupInsert+`
+		SELECT org_id, (charge_period_start AT TIME ZONE $2)::date, source, provider_name, service_name,
+			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
+			`+billed+`, `+effective+`, 0, 0, 0, 0, 0, 0
+		FROM old
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`+rollupUpsert, args...)
+	return err
 }
 
 // copyUnfenced copies cs into charges. COPY is refused under row-level
