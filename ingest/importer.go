@@ -69,21 +69,21 @@ const progressEvery = 10_000
 // ImportResult is what an import did, in the shape POST /api/v1/imports and
 // `burnrate import --json` print (docs/import-formats.md, "What an import reports").
 type ImportResult struct {
-	ID           int64   `json:"id"`
-	FileName     string  `json:"file_name"`
-	Source       Source  `json:"source"`
-	Rows         int64   `json:"rows"`
-	PeriodStart  *string `json:"period_start"`
-	PeriodEnd    *string `json:"period_end"`
-	ReplacedRows int64   `json:"replaced_rows"`
-	SkippedRows  int64   `json:"skipped_rows"`
-	MergedRows   int64   `json:"merged_rows"`
+	ID           int64             `json:"id"`
+	FileName     string            `json:"file_name"`
+	Source       Source            `json:"source"`
+	Rows         int64             `json:"rows"`
+	PeriodStart  *string           `json:"period_start"`
+	PeriodEnd    *string           `json:"period_end"`
+	ReplacedRows int64             `json:"replaced_rows"`
+	SkippedRows  int64             `json:"skipped_rows"`
+	MergedRows   int64             `json:"merged_rows"`
+	Duplicate    bool              `json:"duplicate"`
+	ImportedAt   time.Time         `json:"imported_at"`
+	Totals       map[string]string `json:"totals"`
 	// CostBasis is the view of the bill the file states: "billed" or
 	// "amortized" for an Azure export, "" for files carrying both.
-	CostBasis  string            `json:"cost_basis"`
-	Duplicate  bool              `json:"duplicate"`
-	ImportedAt time.Time         `json:"imported_at"`
-	Totals     map[string]string `json:"totals"`
+	CostBasis string `json:"cost_basis"`
 }
 
 // ImportError is a failed import: nothing was written, and the failure is
