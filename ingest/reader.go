@@ -415,6 +415,12 @@ func (r *Reader) check(rec []string) error {
 		}
 	}
 	r.records++
+	// One pass over the record's bytes rather than two scans a cell: the
+	// check was an eighth of the parse time on a 130-column CUR. Only a
+	// record that fails is looked at cell by cell, to name the cell.
+	if text, ok := recordText(rec); ok && badText(text) < 0 {
+		return nil
+	}
 	for i, cell := range rec {
 		if at := badText(cell); at >= 0 {
 			line, _ := r.csv.FieldPos(i) // the cell's own line, in a multi-line record
