@@ -218,6 +218,9 @@ type copySource struct {
 	tags            []byte  // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
 	source          string  // of the rows copied (one per import)
 	err             error
+	binary          bool    // encoded by binaryCopy: Values is not used
+	cur             *Charge // the row Next moved to
+	lastPeriod      restatement
 }
 
 func (c *copySource) Next() bool {
@@ -225,9 +228,17 @@ func (c *copySource) Next() bool {
 		return false
 	}
 	ch := c.src.Charge()
-	c.source = ch.Source
+	c.source, c.cur = ch.Source, ch
 	if c.rollup != nil {
 		c.rollup.add(ch)
+	}
+	if c.binary {
+		if !ch.BillingPeriodStart.IsZero() {
+			if p := (restatement{ch.BillingAccountID, ch.BillingPeriodStart}); p != c.lastPeriod {
+				c.periods[p], c.lastPeriod = struct{}{}, p
+			}
+		}
+		return true
 	}
 	var tags []byte
 	if len(ch.Tags) > 0 {
@@ -398,7 +409,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		if _, err := s.q.Exec(ctx, `CREATE TEMP TABLE charges_staging (LIKE charges INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
 			return res, mapError("write charges: staging", err)
 		}
-		n, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges_staging"}, chargeColumns, cs)
+		n, err := s.copyBinary(ctx, "charges_staging", cs)
 		if err != nil {
 			return res, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 		}
@@ -637,7 +648,7 @@ func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error)
 	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
 		return 0, mapError("write charges: role", err)
 	}
-	copied, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges"}, chargeColumns, cs)
+	copied, err := s.copyBinary(ctx, "charges", cs)
 	if err != nil {
 		return 0, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 	}
