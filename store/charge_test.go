@@ -189,7 +189,7 @@ func TestBinaryCopyWritesWhatPgxWrites(t *testing.T) {
 		SKU: "NC24ads A100 v4 — Spot", ResourceID: "/subscriptions/x/rg", RegionID: "westeurope", SubAccountID: "sub-1",
 		ChargeCategory: "Usage", ChargePeriodStart: time.Date(2026, 11, 2, 3, 4, 5, 123456000, time.UTC),
 		ChargePeriodEnd: time.Date(2026, 11, 2, 4, 0, 0, 0, time.FixedZone("x", 3600)),
-		BilledCost: d("-0.000000000000000001"), EffectiveCost: d("123456789012345678901234.5678901"), ListCost: d("12.50"),
+		BilledCost:      d("-0.000000000000000001"), EffectiveCost: d("123456789012345678901234.5678901"), ListCost: d("12.50"),
 		BillingCurrency: "EUR", ConsumedQuantity: d("1e3"), ConsumedUnit: "1 Hour", Tags: map[string]string{"team": "ml", "é\"k": "v\\1\n"},
 		Team: "ml", InstanceType: "Standard_NC24ads_A100_v4", GPUType: "A100-80GB", GPUCount: d("0.167"), GPUHours: d("24"),
 		Model: "gpt-4o", InputTokens: 1 << 40, OutputTokens: 5, CachedTokens: 0, Requests: 3, PricedByUs: true,
