@@ -300,8 +300,20 @@ func TestImportAzureActualAndAmortized(t *testing.T) {
 		[3]string{"Usage", "Reservation", "8.00"}, // the purchase spread over the usage
 		[3]string{"UnusedReservation", "Reservation", "2.00"},
 	)
+	gpuRows := 2 // the actual file's usage rows
 	check := func(when string, billed, amortized string) {
 		t.Helper()
+		// GPU-hours are the same usage in both files: counted once, from
+		// the actual-cost rows (24 a usage row of an NC24ads A100 v4).
+		var hours, rollHours decimal.Decimal
+		if err := b.st.Pool().QueryRow(context.Background(), `
+			SELECT (SELECT coalesce(sum(x_gpu_hours), 0) FROM charges WHERE org_id = $1),
+				(SELECT coalesce(sum(gpu_hours), 0) FROM daily_spend WHERE org_id = $1)`, b.org.ID).Scan(&hours, &rollHours); err != nil {
+			t.Fatal(err)
+		}
+		if wantHours := decimal.NewFromInt(24 * int64(gpuRows)); !hours.Equal(wantHours) || !rollHours.Equal(wantHours) {
+			t.Errorf("%s: GPU-hours %s (rollup %s), want %s", when, hours, rollHours, wantHours)
+		}
 		if got := spendTotal(t, b.st, b.org.ID, store.CostBilled); !got.Equal(decimal.RequireFromString(billed)) {
 			t.Errorf("%s: billed view %s, want %s", when, got, billed)
 		}
@@ -367,6 +379,7 @@ func TestImportAzureActualAndAmortized(t *testing.T) {
 	if res.CostBasis != "billed" || res.ReplacedRows != 3 {
 		t.Fatalf("restated actual: basis %q, replaced %d; want billed, 3", res.CostBasis, res.ReplacedRows)
 	}
+	gpuRows = 3
 	check("actual restated", "311.5", "21.5")
 }
 

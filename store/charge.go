@@ -640,12 +640,18 @@ func (s *Store) importTotals(ctx context.Context, orgID, importID int64, res *Wr
 // carries its cost in both columns while its slice has no import of the
 // other basis (the one view there is stands for both); once it has, each
 // import's rows keep their cost in their own basis's column only and count
-// zero in the other, so neither view adds the two files together. basis is
-// the new import's. See docs/data-model.md, "Cost bases".
+// zero in the other, so neither view adds the two files together. Usage
+// measured twice, the GPU-hours, stays on the actual-cost rows only. basis
+// is the new import's. See docs/data-model.md, "Cost bases".
 func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, source string, p restatement, basis CostBasis) error {
-	other, own, otherCol := CostAmortized, "billed_cost", "effective_cost"
+	other := CostAmortized
 	if basis == CostAmortized {
-		other, own, otherCol = CostBilled, "effective_cost", "billed_cost"
+		other = CostBilled
+	}
+	// What a row of each basis gives up once the other basis is there.
+	giveUp := map[CostBasis][]string{
+		CostBilled:    {"effective_cost"},
+		CostAmortized: {"billed_cost", "x_gpu_hours"},
 	}
 	slice := ` AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`
 	var otherImports []int64
@@ -662,37 +668,40 @@ func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, so
 	if len(otherImports) == 0 {
 		return nil
 	}
-	if err := s.zeroCost(ctx, orgID, tz, otherCol, `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
+	if err := s.zeroMeasures(ctx, orgID, tz, giveUp[basis], `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
 		return mapError("write charges: separate cost bases", err)
 	}
-	err = s.zeroCost(ctx, orgID, tz, own, `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
+	err = s.zeroMeasures(ctx, orgID, tz, giveUp[other], `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
 	return mapError("write charges: separate cost bases", err)
 }
 
-// zeroCost sets column (billed_cost or effective_cost) to zero on the
-// charges matching where (over alias c; $1 is the org, $2 the time zone)
-// and takes what it held out of daily_spend.
-func (s *Store) zeroCost(ctx context.Context, orgID int64, tz, column, where string, args ...any) error {
-	billed, effective := "-sum(amount)", "0"
-	if column == "effective_cost" {
-		billed, effective = "0", "-sum(amount)"
+// zeroMeasures sets columns (of billed_cost, effective_cost, x_gpu_hours)
+// to zero on the charges matching where (over alias c; $1 is the org, $2
+// the time zone) and takes what they held out of daily_spend.
+func (s *Store) zeroMeasures(ctx context.Context, orgID int64, tz string, columns []string, where string, args ...any) error {
+	measure := map[string]string{"billed_cost": "0", "effective_cost": "0", "x_gpu_hours": "0"}
+	var set, nonZero []string
+	for _, col := range columns {
+		measure[col] = "-sum(" + col + ")"
+		set = append(set, col+" = 0")
+		nonZero = append(nonZero, "c."+col+" <> 0")
 	}
 	args = append([]any{orgID, tz}, args...)
 	_, err := s.q.Exec(ctx, `
 		WITH old AS (
 			SELECT c.org_id, c.import_id, c.line, c.charge_period_start, c.source, c.provider_name, c.service_name,
 				c.sub_account_id, c.team, c.x_model, c.charge_category, c.x_gpu_type, c.billing_currency,
-				c.`+column+` AS amount
+				c.billed_cost, c.effective_cost, c.x_gpu_hours
 			FROM charges c
-			WHERE c.org_id = $1 AND c.`+column+` <> 0 AND `+where+`
+			WHERE c.org_id = $1 AND (`+strings.Join(nonZero, " OR ")+`) AND `+where+`
 			FOR UPDATE
 		), zeroed AS (
-			UPDATE charges c SET `+column+` = 0 FROM old
+			UPDATE charges c SET `+strings.Join(set, ", ")+` FROM old
 			WHERE c.org_id = old.org_id AND c.import_id = old.import_id AND c.line = old.line
 		)`+rollupInsert+`
 		SELECT org_id, (charge_period_start AT TIME ZONE $2)::date, source, provider_name, service_name,
 			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
-			`+billed+`, `+effective+`, 0, 0, 0, 0, 0, 0
+			`+measure["billed_cost"]+`, `+measure["effective_cost"]+`, `+measure["x_gpu_hours"]+`, 0, 0, 0, 0, 0
 		FROM old
 		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`+rollupUpsert, args...)
 	return err
