@@ -22,6 +22,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/store"
@@ -48,7 +49,7 @@ type Invite struct {
 	InviterName  string
 	InviterEmail string
 	To           string
-	Role         store.Role
+	Role         access.Role
 	Link         string // the accept link, with its secret
 }
 

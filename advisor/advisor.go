@@ -91,7 +91,9 @@ type AdviseBody struct {
 	PriceSource        string          `json:"price_source,omitempty"` // catalog, overrides (default) or paid
 	MFU                *float64        `json:"mfu,omitempty"`
 	Eta                *float64        `json:"eta,omitempty"`
-	Assumptions        json.RawMessage `json:"assumptions,omitempty"` // any fields of pricing.Assumptions; the rest keep their defaults
+	MemoryFraction     *float64        `json:"memory_fraction,omitempty"` // share of each GPU's memory to plan on (default 0.9)
+	DatacenterOnly     *bool           `json:"datacenter_only,omitempty"` // default: on for serving, training and full fine-tuning
+	Assumptions        json.RawMessage `json:"assumptions,omitempty"`     // any fields of pricing.Assumptions; the rest keep their defaults
 }
 
 // Request converts the body into the advisor's request. Validation of the
@@ -107,12 +109,15 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 	if b.Eta != nil {
 		a.Eta = *b.Eta
 	}
+	if b.MemoryFraction != nil {
+		a.MemoryFraction = *b.MemoryFraction
+	}
 	return pricing.AdviceRequest{
 		Job: pricing.JobType(strings.TrimSpace(b.Job)), Model: strings.TrimSpace(b.Model), Params: b.Params,
 		Precision: pricing.Precision(b.Precision), Tokens: b.Tokens, InputTokens: b.InputTokens, SeqLen: b.SeqLen,
 		Concurrency: b.Concurrency, TargetTokensPerSec: b.TargetTokensPerSec, DeadlineHours: b.DeadlineHours,
 		Spot: b.Spot, Providers: ProviderList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
-		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a,
+		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a, DatacenterOnly: b.DatacenterOnly,
 	}, nil
 }
 
@@ -133,6 +138,7 @@ func (b *AdviseBody) UnmarshalJSON(data []byte) error {
 		MaxGPUs            quantity.Text `json:"max_gpus"`
 		MFU                quantity.Text `json:"mfu"`
 		Eta                quantity.Text `json:"eta"`
+		MemoryFraction     quantity.Text `json:"memory_fraction"`
 	}
 	if err := strictUnmarshal(data, &raw); err != nil {
 		return err
@@ -149,6 +155,7 @@ func (b *AdviseBody) UnmarshalJSON(data []byte) error {
 	out.MaxGPUs = n.int(quantity.Count, "max_gpus", raw.MaxGPUs)
 	out.MFU = n.optFloat(quantity.Fraction, "mfu", raw.MFU)
 	out.Eta = n.optFloat(quantity.Fraction, "eta", raw.Eta)
+	out.MemoryFraction = n.optFloat(quantity.Fraction, "memory_fraction", raw.MemoryFraction)
 	if n.err != nil {
 		return n.err
 	}
@@ -227,6 +234,116 @@ type BreakEvenBody struct {
 	OverheadMonthUSD *decimal.Decimal `json:"overhead_month_usd,omitempty"`
 	SeqLen           int              `json:"seq_len,omitempty"`
 	PriceSource      string           `json:"price_source,omitempty"`
+	// Usage is the monthly tokens per API model for the mix (docs/advisor.md, "Fair break-even");
+	// OrgUsage takes them from the org's last 30 days of imported usage instead.
+	Usage    []UsageBody `json:"usage,omitempty"`
+	OrgUsage bool        `json:"org_usage,omitempty"`
+	// Substitutes override the tier table: API model → open model, or "none".
+	Substitutes map[string]string `json:"substitutes,omitempty"`
+	// DatacenterOnly: nil or true leaves consumer GPUs and marketplace hosts out.
+	DatacenterOnly *bool `json:"datacenter_only,omitempty"`
+}
+
+// UsageBody is one API model's monthly tokens in a break-even body.
+type UsageBody struct {
+	Model        string  `json:"model"`
+	InputTokens  float64 `json:"input_tokens"` // uncached
+	CachedTokens float64 `json:"cached_tokens,omitempty"`
+	OutputTokens float64 `json:"output_tokens"`
+}
+
+// UnmarshalJSON reads a usage row with its token counts through quantity's bounds.
+func (u *UsageBody) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Model        string        `json:"model"`
+		InputTokens  quantity.Text `json:"input_tokens"`
+		CachedTokens quantity.Text `json:"cached_tokens"`
+		OutputTokens quantity.Text `json:"output_tokens"`
+	}
+	if err := strictUnmarshal(data, &raw); err != nil {
+		return err
+	}
+	var n jsonNumbers
+	out := UsageBody{Model: strings.TrimSpace(raw.Model)}
+	out.InputTokens = n.float(quantity.Tokens, "usage.input_tokens", raw.InputTokens)
+	out.CachedTokens = n.float(quantity.Tokens, "usage.cached_tokens", raw.CachedTokens)
+	out.OutputTokens = n.float(quantity.Tokens, "usage.output_tokens", raw.OutputTokens)
+	if n.err != nil {
+		return n.err
+	}
+	*u = out
+	return nil
+}
+
+// ParseSubstitutes reads "gpt-4o=qwen2.5-72b, claude-sonnet-4=none" (the
+// form's and the CLI's spelling of BreakEvenBody.Substitutes).
+func ParseSubstitutes(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		api, open, ok := strings.Cut(part, "=")
+		api, open = strings.TrimSpace(api), strings.TrimSpace(open)
+		if !ok || api == "" || open == "" {
+			return nil, BadInput("substitutes: %q is not api-model=open-model (or =none)", part)
+		}
+		out[api] = open
+	}
+	return out, nil
+}
+
+// FormatSubstitutes is the inverse of ParseSubstitutes, sorted.
+func FormatSubstitutes(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MixUsage turns an org's usage rows into the break-even's per-model usage
+// (uncached input: the rollup's input includes cache reads).
+func MixUsage(us []store.LLMUsage) []UsageBody {
+	out := make([]UsageBody, 0, len(us))
+	for _, u := range us {
+		out = append(out, UsageBody{Model: u.Model, InputTokens: float64(u.UncachedInputTokens()),
+			CachedTokens: float64(u.CachedTokens), OutputTokens: float64(u.OutputTokens)})
+	}
+	return out
+}
+
+// LargestSpend returns the usage row that costs the most at its own model's
+// price in table (rows whose model the table lacks come last); ok is false
+// when us is empty.
+func LargestSpend(us []store.LLMUsage, table *pricing.LLMPriceTable) (store.LLMUsage, bool) {
+	var best store.LLMUsage
+	bestCost := decimal.NewFromInt(-1)
+	for _, u := range us {
+		c := decimal.NewFromInt(-1)
+		if p, ok := table.Lookup(u.Model); ok {
+			c = p.Cost(u.UncachedInputTokens(), u.CachedTokens, u.OutputTokens)
+		}
+		if c.GreaterThan(bestCost) || best.Model == "" {
+			best, bestCost = u, c
+		}
+	}
+	return best, best.Model != ""
+}
+
+// UsageWindow is how much of an org's LLM usage the break-even takes: the
+// last 30 whole days up to today in the org's time zone, as one month.
+const UsageWindow = 30
+
+// OrgUsage returns org's LLM usage per model over the UsageWindow days
+// ending today, and the window [from, to).
+func OrgUsage(ctx context.Context, st *store.Store, org store.Org, now time.Time) ([]store.LLMUsage, time.Time, time.Time, error) {
+	y, m, d := now.In(org.Location()).Date()
+	to := time.Date(y, m, d, 0, 0, 0, 0, org.Location()).AddDate(0, 0, 1)
+	from := to.AddDate(0, 0, -UsageWindow)
+	us, err := st.LLMUsageByModel(ctx, org.ID, from, to)
+	return us, from, to, err
 }
 
 // UnmarshalJSON reads the body with every number through quantity's
@@ -297,7 +414,8 @@ func (b BreakEvenBody) Input(p OrgPrices) (pricing.BreakEvenInput, error) {
 		return int64(math.Round(v))
 	}
 	in := pricing.BreakEvenInput{
-		Models:       b.ModelList(),
+		Models:      b.ModelList(),
+		Substitutes: b.Substitutes, DatacenterOnly: b.DatacenterOnly,
 		InputTokens:  count("input_tokens", b.InputTokens),
 		OutputTokens: count("output_tokens", b.OutputTokens),
 		CachedTokens: count("cached_tokens", b.CachedTokens),
@@ -310,7 +428,17 @@ func (b BreakEvenBody) Input(p OrgPrices) (pricing.BreakEvenInput, error) {
 	if b.OverheadMonthUSD != nil {
 		in.OverheadMonthUSD = *b.OverheadMonthUSD
 	}
-	if len(in.Models) == 0 {
+	for i, u := range b.Usage {
+		if u.Model == "" {
+			errs = append(errs, fmt.Sprintf("usage[%d]: name the model", i))
+			continue
+		}
+		in.Usage = append(in.Usage, pricing.ModelUsage{Model: u.Model,
+			InputTokens:  count(fmt.Sprintf("usage[%d].input_tokens", i), u.InputTokens),
+			CachedTokens: count(fmt.Sprintf("usage[%d].cached_tokens", i), u.CachedTokens),
+			OutputTokens: count(fmt.Sprintf("usage[%d].output_tokens", i), u.OutputTokens)})
+	}
+	if len(in.Models) == 0 && len(in.Usage) == 0 {
 		errs = append(errs, "name the API model to compare (model)")
 	}
 	if len(errs) > 0 {
@@ -479,6 +607,23 @@ func BreakEven(ctx context.Context, st *store.Store, orgID int64, b BreakEvenBod
 	p, err := LoadOrgPrices(ctx, st, orgID, b.PriceSource, now)
 	if err != nil {
 		return pricing.BreakEvenResult{}, p, err
+	}
+	if b.OrgUsage {
+		if st == nil {
+			return pricing.BreakEvenResult{}, p, BadInput("org_usage needs an org (--org)")
+		}
+		org, err := st.Org(ctx, orgID)
+		if err != nil {
+			return pricing.BreakEvenResult{}, p, err
+		}
+		us, _, _, err := OrgUsage(ctx, st, org, now)
+		if err != nil {
+			return pricing.BreakEvenResult{}, p, err
+		}
+		if len(us) == 0 {
+			return pricing.BreakEvenResult{}, p, BadInput("org_usage: no LLM usage imported in the last %d days", UsageWindow)
+		}
+		b.Usage = MixUsage(us)
 	}
 	in, err := b.Input(p)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
@@ -40,6 +41,9 @@ type Digest struct {
 	// monthly budgets for Day's month up to Day.
 	Budgets []Budget `json:"budgets"`
 	Hint    *Hint    `json:"hint"`
+	// Savings is the savings found in the org's bills up to Day, per month,
+	// in each currency (package savings, at its default what-if).
+	Savings []Amount `json:"savings_month"`
 	Chart   Chart    `json:"chart"`
 }
 
@@ -204,7 +208,27 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (
 	if d.Hint, err = cheaperOption(ctx, st, org, day); err != nil {
 		return d, fmt.Errorf("digest: %w", err)
 	}
+	if d.Savings, err = savingsFound(ctx, st, org, day); err != nil {
+		return d, fmt.Errorf("digest: %w", err)
+	}
 	return d, nil
+}
+
+// savingsFound is the total of the Savings page for the bills up to the
+// end of day.
+func savingsFound(ctx context.Context, st *store.Store, org store.Org, day time.Time) ([]Amount, error) {
+	opts := savings.DefaultOptions()
+	next := budget.AddDays(day, 1)
+	opts.Now = time.Date(next.Year(), next.Month(), next.Day(), 0, 0, 0, 0, org.Location())
+	rep, err := savings.Find(ctx, st, org, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := []Amount{}
+	for _, t := range rep.Totals {
+		out = append(out, Amount{Name: t.Currency, Amount: t.Amount})
+	}
+	return out, nil
 }
 
 func currencyOf(c spend.DayCurrency) Currency {

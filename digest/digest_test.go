@@ -16,6 +16,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/digest"
 	"github.com/burnrate/burnrate/ingest"
@@ -303,8 +304,8 @@ func TestSend(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	admin := storetest.Member(t, f.st, f.org, store.RoleAdmin)
-	storetest.Member(t, f.st, f.org, store.RoleMember) // not a recipient by default
+	admin := storetest.Member(t, f.st, f.org, access.Admin)
+	storetest.Member(t, f.st, f.org, access.Member) // not a recipient by default
 	var box outbox
 	n := notify.New(f.st, &box, notify.Config{BaseURL: "https://burnrate.example.com"})
 

@@ -141,6 +141,8 @@ type view struct {
 	Over           int
 	Hint           string
 	HintURL        string
+	Savings        string // "$1,234.00/month", "" when none found
+	SavingsURL     string
 	ChartSrc       string // "" in the text
 	ChartAlt       string
 	DashboardURL   string
@@ -216,6 +218,11 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	if d.Hint != nil {
 		v.Hint, v.HintURL = d.Hint.Text, base+d.Hint.Link
 	}
+	var found []string
+	for _, a := range d.Savings {
+		found = append(found, Money(a.Amount, a.Name)+"/month")
+	}
+	v.Savings, v.SavingsURL = strings.Join(found, " and "), base+"/savings"
 	return v
 }
 
@@ -330,6 +337,9 @@ func (v view) text() string {
 	}
 	if v.Hint != "" {
 		t.WriteString("Cheaper option: " + v.Hint + " " + v.HintURL + "\n\n")
+	}
+	if v.Savings != "" {
+		t.WriteString("Savings found: " + v.Savings + " — see Savings " + v.SavingsURL + "\n\n")
 	}
 	t.WriteString("This day on the dashboard: " + v.DashboardURL + "\n")
 	if v.UnsubscribeURL != "" {

@@ -55,9 +55,16 @@ const LoginFailureAge = 24 * time.Hour
 // queued: the record of what was sent, with the messages themselves.
 const OutboxRetention = 90 * 24 * time.Hour
 
+// StaleUploadAge is how long an upload's progress row may go unwritten
+// before cleanup takes its importer for dead. A live import writes every
+// 10,000 rows, seconds apart.
+const StaleUploadAge = time.Hour
+
 // CleanupArgs deletes what has expired: sessions past their end, log-in
 // failures no limit counts any more, password reset links that no longer
-// work, and outbox mail older than OutboxRetention.
+// work, outbox mail and notification deliveries older than
+// OutboxRetention, and the progress of uploads
+// whose importer died (StaleUploadAge).
 type CleanupArgs struct{}
 
 // Kind is the job's kind, as stored.
@@ -88,8 +95,16 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 	if err != nil {
 		return err
 	}
+	deliveries, err := w.Store.DeleteOldDeliveries(ctx, OutboxRetention)
+	if err != nil {
+		return err
+	}
+	uploads, err := w.Store.DeleteStaleUploadProgress(ctx, StaleUploadAge)
+	if err != nil {
+		return err
+	}
 	w.Log.DebugContext(ctx, "cleanup", slog.Int64("expired_sessions", sessions), slog.Int64("old_login_failures", failures),
-		slog.Int64("expired_password_resets", resets), slog.Int64("old_outbox_mail", mails))
+		slog.Int64("expired_password_resets", resets), slog.Int64("old_outbox_mail", mails), slog.Int64("old_deliveries", deliveries), slog.Int64("stale_upload_progress", uploads))
 	return nil
 }
 

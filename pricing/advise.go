@@ -37,7 +37,8 @@ type AdviceRequest struct {
 	// TargetTokensPerSec is, for serving, the generated tokens per second to sustain.
 	TargetTokensPerSec float64 `json:"target_tokens_per_s"`
 	// DeadlineHours, when positive, excludes configurations that take longer (training and batch
-	// jobs use more nodes/replicas first, up to MaxGPUs).
+	// jobs use more nodes/replicas first, up to MaxGPUs). Training-type jobs default to
+	// DefaultTrainingDeadlineHours (60 days).
 	DeadlineHours float64 `json:"deadline_hours"`
 	// Spot allows spot/preemptible prices (with the interruption overhead); on-demand is always considered.
 	Spot bool `json:"spot"`
@@ -45,8 +46,12 @@ type AdviceRequest struct {
 	Providers []string `json:"providers"`
 	// GPU restricts the search to one GPU type (any spelling NormalizeGPU knows).
 	GPU string `json:"gpu"`
-	// MaxGPUs caps the GPUs of one configuration across nodes/replicas (default 64).
+	// MaxGPUs caps the GPUs of one configuration across nodes/replicas (default 64; for training-type
+	// jobs derived from the job, see derivedMaxGPUs).
 	MaxGPUs int `json:"max_gpus"`
+	// DatacenterOnly leaves out consumer GPUs and peer-marketplace offers; nil means
+	// DatacenterOnlyDefault(Job): on for serving, training and full fine-tuning.
+	DatacenterOnly *bool `json:"datacenter_only"`
 	// IncludeSuspicious uses prices flagged as suspicious (GCP a2/a3/a4 tiers), marking them in the reason.
 	IncludeSuspicious bool `json:"include_suspicious"`
 	// MaxOptions caps the returned options (default 20; negative = all).
@@ -79,8 +84,21 @@ type Option struct {
 	InstanceType string `json:"instance_type"`
 	// GPU is the canonical GPU name.
 	GPU string `json:"gpu"`
-	// GPUs is the total GPU count (instances × GPUs per instance).
+	// GPUs is the total GPU count (Instances × GPUsPerInstance).
 	GPUs int `json:"gpus"`
+	// Instances is the number of machines (training nodes or inference replicas).
+	Instances int `json:"instances"`
+	// GPUsPerInstance is the GPUs of one machine.
+	GPUsPerInstance int `json:"gpus_per_instance"`
+	// Precision is what the job runs at on this GPU (it differs from the request's when the GPU
+	// lacks the format: fp16 on V100 for bf16; see Notes).
+	Precision Precision `json:"precision"`
+	// Badge is "consumer", "workstation" or "marketplace" for offers that are not datacenter GPUs
+	// from a cloud, with a one-line Caveat.
+	Badge  string `json:"badge,omitempty"`
+	Caveat string `json:"caveat,omitempty"`
+	// Notes say what was changed to run the job here (e.g. the precision).
+	Notes []string `json:"notes,omitempty"`
 	// Pricing is "on-demand" or "spot".
 	Pricing string `json:"pricing"`
 	// Hours is the wall-clock time (spot includes the interruption overhead); for serving, ServingHours.
@@ -93,13 +111,14 @@ type Option struct {
 	USDPerMTok *decimal.Decimal `json:"usd_per_mtok"`
 	// MemoryNeededGB is what the configuration uses across all its GPUs.
 	MemoryNeededGB float64 `json:"memory_needed_gb"`
-	// MemoryAvailableGB is the GPU memory of the configuration.
+	// MemoryAvailableGB is the usable GPU memory of the configuration: per GPU, MemoryFraction of
+	// the card less RuntimeReserveGB.
 	MemoryAvailableGB float64 `json:"memory_available_gb"`
+	// MemoryMarginGB is MemoryAvailableGB − MemoryNeededGB.
+	MemoryMarginGB float64 `json:"memory_margin_gb"`
 	// Reason says in plain words why this configuration works and what drives its cost.
 	Reason string `json:"reason"`
 
-	// Instances is the number of machines (training nodes or inference replicas). Go callers only.
-	Instances int `json:"-"`
 	// HourlyUSD is the price of one instance-hour used. Go callers only.
 	HourlyUSD decimal.Decimal `json:"-"`
 	// TokensPerSec is the delivered throughput for inference jobs. Go callers only.
@@ -148,6 +167,8 @@ type AdviceAssumptions struct {
 	DeadlineHours float64 `json:"deadline_hours,omitempty"`
 	// MaxGPUs is the GPU cap per configuration applied.
 	MaxGPUs int `json:"max_gpus"`
+	// DatacenterOnly is whether consumer GPUs and marketplace offers were left out.
+	DatacenterOnly bool `json:"datacenter_only"`
 	// SpotOverhead is the wall-clock multiplier applied to spot options.
 	SpotOverhead float64 `json:"spot_overhead"`
 	// WeightsGB is the model's weight size at the chosen precision.
@@ -163,6 +184,10 @@ type AdviceAssumptions struct {
 	// PriceAsOf is the date of the catalog's prices.
 	PriceAsOf string `json:"price_as_of"`
 }
+
+// DefaultTrainingDeadlineHours is the deadline of training-type jobs that name none: 60 days. A
+// run that takes longer is no plan; without a deadline the cheapest answer is one node for years.
+const DefaultTrainingDeadlineHours = 60 * 24
 
 const (
 	defaultSeqLen     = 4096
@@ -204,6 +229,9 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 		return a.Provider+a.InstanceType < b.Provider+b.InstanceType
 	})
 	out.Summary = summarize(out.Options, r)
+	if len(out.Options) == 0 {
+		out.Summary = r.nothingFits()
+	}
 	out.TotalOptions = len(out.Options)
 	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
 		out.Options = out.Options[:r.MaxOptions]
@@ -214,10 +242,38 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 // request is a validated AdviceRequest with its model resolved.
 type request struct {
 	AdviceRequest
-	model     Model
-	gpuFilter string
-	providers map[string]bool
-	a         Assumptions
+	model           Model
+	gpuFilter       string
+	providers       map[string]bool
+	a               Assumptions
+	datacenterOnly  bool
+	defaultDeadline bool // the deadline is DefaultTrainingDeadlineHours
+	derivedCap      bool // MaxGPUs came from derivedMaxGPUs
+	// limits records, across the instances evaluated, what would make the
+	// job fit when a deadline or the GPU cap rules configurations out.
+	limits limitNeeds
+}
+
+// limitNeeds is the least a limit would have to be raised to for some
+// configuration to fit.
+type limitNeeds struct {
+	gpus      int     // fewest GPUs that meet the deadline, over the cap
+	gpusOn    string  // on which instance type
+	hours     float64 // shortest time within the cap, over the deadline
+	hoursOn   string
+	hoursGPUs int
+}
+
+func (l *limitNeeds) needGPUs(n int, on string) {
+	if l.gpus == 0 || n < l.gpus {
+		l.gpus, l.gpusOn = n, on
+	}
+}
+
+func (l *limitNeeds) needHours(h float64, gpus int, on string) {
+	if l.hours == 0 || h < l.hours {
+		l.hours, l.hoursGPUs, l.hoursOn = h, gpus, on
+	}
 }
 
 // normalizeRequest validates req against cat and fills in the defaults. It
@@ -240,8 +296,12 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	if r.SeqLen == 0 {
 		r.SeqLen = defaultSeqLen
 	}
-	if r.MaxGPUs == 0 {
-		r.MaxGPUs = defaultMaxGPUs
+	if r.DeadlineHours == 0 && job.IsTraining() {
+		r.DeadlineHours, r.defaultDeadline = DefaultTrainingDeadlineHours, true
+	}
+	r.datacenterOnly = DatacenterOnlyDefault(job)
+	if req.DatacenterOnly != nil {
+		r.datacenterOnly = *req.DatacenterOnly
 	}
 	if r.MaxOptions == 0 {
 		r.MaxOptions = defaultMaxOptions
@@ -261,7 +321,61 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if r.MaxGPUs == 0 {
+		r.MaxGPUs = defaultMaxGPUs
+		if job.IsTraining() {
+			if n := r.derivedMaxGPUs(cat); n > r.MaxGPUs {
+				r.MaxGPUs, r.derivedCap = n, true
+			}
+		}
+	}
 	return r, nil
+}
+
+// derivedMaxGPUs is the GPU cap of a training-type job that names none:
+// four times the GPUs the fastest GPU type considered needs to finish
+// within the deadline (rounded up to whole 8-GPU nodes), so that GPUs up to
+// four times slower still compete and a 405B run gets a real cluster.
+func (r *request) derivedMaxGPUs(cat *Catalog) int {
+	best := 0.0
+	for _, in := range cat.instances {
+		g, ok := cat.gpus[in.GPU]
+		if !ok || !r.wants(in) {
+			continue
+		}
+		p, _, err := g.RunPrecision(r.Job, r.Precision)
+		if err != nil {
+			continue
+		}
+		best = math.Max(best, g.PeakTFLOPS(g.computePrecision(p))*r.trainingMFU())
+	}
+	if best == 0 || r.DeadlineHours <= 0 {
+		return 0
+	}
+	gpuHours := TrainingHours(r.flopsFactor(), r.model.ActiveParams, r.Tokens, 1, best, 1)
+	need := math.Ceil(4 * gpuHours / r.DeadlineHours / 8)
+	if need > 1e6 {
+		return 8e6
+	}
+	return int(need) * 8
+}
+
+// flopsFactor is FLOPs per active parameter per token of the training-type job.
+func (r *request) flopsFactor() float64 {
+	if r.Job == JobLoRA || r.Job == JobQLoRA {
+		return r.a.LoRAFLOPsFactor
+	}
+	return r.a.TrainingFLOPsFactor
+}
+
+// trainingMFU is the MFU of the job before any interconnect penalty: the
+// size-dependent one for training and full fine-tuning, the assumption
+// itself for LoRA and QLoRA (a frozen base on few GPUs).
+func (r *request) trainingMFU() float64 {
+	if r.Job == JobTraining || r.Job == JobFullFinetune {
+		return r.a.TrainingMFU(r.model.ActiveParams)
+	}
+	return r.a.MFU
 }
 
 // requestModel returns the known model req names, else a custom model of
@@ -385,6 +499,7 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		Assumptions: r.a, Job: r.Job, Model: m, Precision: r.Precision, Tokens: r.Tokens,
 		InputTokens: r.InputTokens, SeqLen: r.SeqLen, Concurrency: r.Concurrency,
 		TargetTokensPerSec: r.TargetTokensPerSec, DeadlineHours: r.DeadlineHours, MaxGPUs: r.MaxGPUs,
+		DatacenterOnly:  r.datacenterOnly,
 		SpotOverhead:    r.a.SpotOverhead(),
 		WeightsGB:       round2(m.Params * r.Precision.BytesPerParam() / GB),
 		KVBytesPerToken: m.KVBytesPerToken(r.Precision.kvBytesPerValue()),
@@ -400,7 +515,8 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	switch r.Job {
 	case JobTraining, JobFullFinetune:
 		e.TrainingFLOPs = r.a.TrainingFLOPsFactor * m.ActiveParams * r.Tokens
-		n("compute = %g·N·D = %.3g FLOPs at MFU %.2f", r.a.TrainingFLOPsFactor, e.TrainingFLOPs, r.a.MFU)
+		n("compute = %g·N·D = %.3g FLOPs at MFU %.3f (%.2f × %.2f for a %s-parameter model: smaller models keep GPUs less busy; calibrated on published pre-training GPU-hours)",
+			r.a.TrainingFLOPsFactor, e.TrainingFLOPs, r.trainingMFU(), r.a.MFU, sizeFactor(m.ActiveParams), HumanCount(m.ActiveParams))
 		n("memory = %g B/param (mixed-precision AdamW) sharded over all GPUs (ZeRO-3/FSDP) + activations per GPU", r.a.TrainingBytesPerParam)
 	case JobLoRA, JobQLoRA:
 		e.TrainingFLOPs = r.a.LoRAFLOPsFactor * m.ActiveParams * r.Tokens
@@ -409,16 +525,34 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		if r.Job == JobQLoRA {
 			base = fmt.Sprintf("%g B/param 4-bit NF4 base", r.a.QLoRABytesPerParam)
 		}
-		n("memory = %s + adapters (%.1f%% of params × 16 B) + activations", base, r.a.AdapterFraction*100)
+		adapters := m.LoRAParams(r.a.LoRARank)
+		if r.a.AdapterFraction > 0 {
+			adapters = r.a.AdapterFraction * m.Params
+		}
+		per := 16
+		if r.Job == JobQLoRA {
+			per = 8 // the paged optimizer keeps AdamW state in host memory when the GPU is full
+		}
+		n("memory = %s + adapters (%s params, rank %g, × %d B) + activations", base, HumanCount(adapters), r.a.LoRARank, per)
 	default:
-		n("memory = %.1f × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
+		n("memory = %g × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
 			r.a.InferenceMemoryOverhead, e.KVBytesPerToken, r.SeqLen)
-		n("decode tokens/s per replica = min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)); every sequence assumed at full context")
+		n("decode tokens/s per replica = min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)) with inference MFU %.2f; every sequence assumed at full context", r.a.InferenceMFU)
 	}
 	if r.Job.IsTraining() {
 		tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
 		n("activations: %s recompute, micro-batch %d, %d-token sequences: %s GB per GPU", tm.Recompute, r.a.MicroBatch, r.SeqLen, fmtGB(tm.ActivationBytesPerGPU))
 		n("multi-GPU training without NVLink runs at %.0f%% of the MFU; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
+	}
+	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine)", r.a.MemoryFraction*100, r.a.RuntimeReserveGB)
+	if r.defaultDeadline {
+		n("deadline: %s h (%g days), the default for training jobs; set deadline_hours to change it", fmtHours(r.DeadlineHours), r.DeadlineHours/24)
+	}
+	if r.derivedCap {
+		n("GPU cap: %s GPUs, derived from the job (4× what the fastest GPU needs to meet the deadline); set max_gpus to change it", fmtInt(float64(r.MaxGPUs)))
+	}
+	if r.datacenterOnly {
+		n("datacenter GPUs only: consumer cards and peer-marketplace offers are left out; set datacenter_only false for experiments")
 	}
 	if r.Spot {
 		n("spot time × %.3f = 1 + λ·(restart + interval/2) + write/interval with λ=%g/h, restart %g h, checkpoint every %g h taking %.2g h",
@@ -453,6 +587,10 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 		return nil, ex(fmt.Sprintf("fractional GPU (%g of a GPU)", in.GPUCount))
 	case !known:
 		return nil, ex("no specifications for GPU " + in.GPU)
+	case r.datacenterOnly && g.Class == ClassConsumer:
+		return nil, ex(fmt.Sprintf("consumer GPU (%s: no ECC, not licensed for datacenters); datacenter GPUs only is on", g.Name))
+	case r.datacenterOnly && Marketplace(in.Provider):
+		return nil, ex("peer-marketplace offer (third-party host); datacenter GPUs only is on")
 	case in.Suspicious && !r.IncludeSuspicious:
 		return nil, ex("suspicious price: " + strings.Join(in.Flags, "; "))
 	case in.OnDemand == nil && (!r.Spot || in.Spot == nil):
@@ -460,6 +598,10 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 			return nil, ex("no on-demand price and spot not allowed")
 		}
 		return nil, ex("no price")
+	}
+	prec, precNote, err := g.RunPrecision(r.Job, r.Precision)
+	if err != nil {
+		return nil, ex(err.Error())
 	}
 	gpusPer := int(in.GPUCount)
 	if gpusPer > r.MaxGPUs {
@@ -486,7 +628,7 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 				overhead = r.a.ServingSpotOverhead()
 			}
 		}
-		p, err := r.size(in, g, gpusPer, overhead)
+		p, err := r.size(in, g, prec, gpusPer, overhead)
 		if err != nil {
 			reason := err.Error()
 			if len(prices) > 1 {
@@ -501,7 +643,13 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 			excl = append(excl, ex(fmt.Sprintf("%s: the job is too large to estimate", pr.name))...)
 			continue
 		}
-		opts = append(opts, r.price(in, g, p, pr.name, pr.price, overhead))
+		o := r.price(in, g, p, pr.name, pr.price, overhead)
+		o.Precision = prec
+		if precNote != "" {
+			o.Notes = append(o.Notes, precNote)
+			o.Reason += "; " + precNote
+		}
+		opts = append(opts, o)
 	}
 	// Report an instance once when every pricing fails for the same reason.
 	if len(excl) == 2 && strings.TrimPrefix(excl[0].Reason, pricingOnDemand+": ") == strings.TrimPrefix(excl[1].Reason, pricingSpot+": ") {
@@ -510,16 +658,17 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 	return opts, excl
 }
 
-// size finds the smallest configuration of instance in (gpusPer GPUs of g each) that fits the job
-// and meets the deadline with the given wall-clock overhead.
-func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan, error) {
+// size finds the smallest configuration of instance in (gpusPer GPUs of g each, running at
+// precision prec) that fits the job and meets the deadline with the given wall-clock overhead.
+func (r *request) size(in Instance, g GPU, prec Precision, gpusPer int, overhead float64) (plan, error) {
 	m := r.model
 	maxInstances := max(r.MaxGPUs/gpusPer, 1)
+	where := in.Provider + " " + in.InstanceType
 	switch r.Job {
 	case JobServing:
-		return r.sizeServing(g, gpusPer, maxInstances)
+		return r.sizeServing(g, prec, gpusPer, maxInstances, where)
 	case JobBatchInference:
-		t, err := EstimateThroughput(m, r.Precision, g, gpusPer, r.SeqLen, r.Concurrency, r.a)
+		t, err := EstimateThroughput(m, prec, g, gpusPer, r.SeqLen, r.Concurrency, r.a)
 		if err != nil {
 			return plan{}, err
 		}
@@ -529,6 +678,8 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 		if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
 			k = int(math.Ceil(hours * overhead / r.DeadlineHours))
 			if k > maxInstances {
+				r.limits.needGPUs(k*gpusPer, where)
+				r.limits.needHours(hours*overhead/float64(maxInstances), maxInstances*gpusPer, where)
 				return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (would need %d instances, max %d GPUs)",
 					fmtHours(hours*overhead/float64(maxInstances)), maxInstances*gpusPer, fmtHours(r.DeadlineHours), k, r.MaxGPUs)
 			}
@@ -545,7 +696,8 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 		}, nil
 	}
 	// Training-type jobs.
-	tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
+	usable := r.a.UsableBytes(g)
+	tm := EstimateTrainingMemory(r.Job, m, prec, r.SeqLen, r.a)
 	// Tensor parallelism (degree a power of two within one NVLink-class machine) is used only when
 	// plain ZeRO-3/FSDP data parallelism does not fit.
 	tps := []int{1}
@@ -554,50 +706,66 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 			tps = append(tps, t)
 		}
 	}
-	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= g.MemoryGB*GB {
-		return plan{}, fmt.Errorf("activations alone need %s GB per GPU (seq_len %d), %s GB available",
-			fmtGB(tm.ActivationBytesPerGPU/float64(maxTP)), r.SeqLen, fmtGB(g.MemoryGB*GB))
+	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= usable {
+		return plan{}, fmt.Errorf("activations alone need %s GB per GPU (seq_len %d), %s GB usable",
+			fmtGB(tm.ActivationBytesPerGPU/float64(maxTP)), r.SeqLen, fmtGB(usable))
 	}
 	multiNodeOK := gpusPer >= 8 && g.FastInterconnect()
 	if !multiNodeOK {
 		maxInstances = 1
 	}
-	factor := r.a.TrainingFLOPsFactor
-	if r.Job == JobLoRA || r.Job == JobQLoRA {
-		factor = r.a.LoRAFLOPsFactor
+	peak := g.PeakTFLOPS(g.computePrecision(prec))
+	baseMFU := r.trainingMFU()
+	hoursOn := func(n int) (float64, float64, bool) {
+		mfu := baseMFU
+		penalty := n > 1 && !g.FastInterconnect()
+		if penalty {
+			mfu *= r.a.SlowInterconnectMFUFactor
+		}
+		return TrainingHours(r.flopsFactor(), m.ActiveParams, r.Tokens, n, peak, mfu), mfu, penalty
 	}
-	peak := g.PeakTFLOPS(r.Precision)
+	// The fewest instances that meet the deadline (time falls as 1/instances on NVLink nodes).
+	kStart := 1
+	if h, _, _ := hoursOn(gpusPer); r.DeadlineHours > 0 && h*overhead > r.DeadlineHours {
+		if !multiNodeOK {
+			return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (a single machine: no NVLink-class nodes to add)",
+				fmtHours(h*overhead), gpusPer, fmtHours(r.DeadlineHours))
+		}
+		kStart = int(math.Ceil(h * overhead / r.DeadlineHours * (1 - 1e-12)))
+		if kStart > maxInstances {
+			hc, _, _ := hoursOn(maxInstances * gpusPer)
+			r.limits.needGPUs(kStart*gpusPer, where)
+			r.limits.needHours(hc*overhead, maxInstances*gpusPer, where)
+			return plan{}, fmt.Errorf("takes %s h on %s GPUs (the cap), deadline %s h; needs %s GPUs",
+				fmtHours(hc*overhead), fmtInt(float64(maxInstances*gpusPer)), fmtHours(r.DeadlineHours), fmtInt(float64(kStart*gpusPer)))
+		}
+	}
 	var lastErr error
-	for k := 1; k <= maxInstances; k++ {
+	for k := kStart; k <= maxInstances; k++ {
 		n := k * gpusPer
-		have := float64(n) * g.MemoryGB * GB
+		have := float64(n) * usable
 		tp := 0
 		for _, t := range tps {
-			if tm.PerGPU(n, t) <= g.MemoryGB*GB {
+			if tm.PerGPU(n, t) <= usable {
 				tp = t
 				break
 			}
 		}
 		if tp == 0 {
 			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: have}
-			continue
-		}
-		need := tm.Total(n, tp)
-		mfu := r.a.MFU
-		penalty := n > 1 && !g.FastInterconnect()
-		if penalty {
-			mfu *= r.a.SlowInterconnectMFUFactor
-		}
-		hours := TrainingHours(factor, m.ActiveParams, r.Tokens, n, peak, mfu)
-		if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
-			lastErr = fmt.Errorf("takes %s h on %d GPUs, deadline %s h", fmtHours(hours*overhead), n, fmtHours(r.DeadlineHours))
-			if !multiNodeOK {
-				break
+			// Memory per GPU falls with more GPUs only through the sharded states: jump to the
+			// fewest GPUs where the states' share fits next to the activations.
+			if room := usable - tm.ActivationBytesPerGPU/float64(tps[len(tps)-1]); room > 0 {
+				if next := int(math.Ceil(tm.StatesBytes/room/float64(gpusPer))) - 1; next > k {
+					k = min(next, maxInstances)
+				}
 			}
 			continue
 		}
-		detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %d + activations %s GB); MFU %.2f",
-			fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), n, fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+		need := tm.Total(n, tp)
+		hours, mfu, penalty := hoursOn(n)
+		detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); MFU %.2f",
+			fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
 		if tp > 1 {
 			detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
 		}
@@ -612,8 +780,8 @@ func (r *request) size(in Instance, g GPU, gpusPer int, overhead float64) (plan,
 	return plan{}, lastErr
 }
 
-func (r *request) sizeServing(g GPU, gpusPer, maxInstances int) (plan, error) {
-	t, err := EstimateThroughput(r.model, r.Precision, g, gpusPer, r.SeqLen, 0, r.a)
+func (r *request) sizeServing(g GPU, prec Precision, gpusPer, maxInstances int, where string) (plan, error) {
+	t, err := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, 0, r.a)
 	if err != nil {
 		return plan{}, err
 	}
@@ -622,7 +790,7 @@ func (r *request) sizeServing(g GPU, gpusPer, maxInstances int) (plan, error) {
 		if r.Concurrency > 0 {
 			b = min(b, (r.Concurrency+replicas-1)/replicas)
 		}
-		tt, _ := EstimateThroughput(r.model, r.Precision, g, gpusPer, r.SeqLen, b, r.a)
+		tt, _ := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, b, r.a)
 		return tt
 	}
 	k := 1
@@ -641,6 +809,7 @@ func (r *request) sizeServing(g GPU, gpusPer, maxInstances int) (plan, error) {
 	}
 	if k > maxInstances {
 		best := perReplica(maxInstances)
+		r.limits.needGPUs(k*gpusPer, where)
 		return plan{}, fmt.Errorf("needs %d instances (%d GPUs) for the target, max %d GPUs; %d instances give %s tok/s",
 			k, k*gpusPer, r.MaxGPUs, maxInstances, fmtInt(float64(maxInstances)*best.DecodeTokensPerSec))
 	}
@@ -667,11 +836,14 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 	cost := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).Round(2)
 	o := Option{
 		Provider: in.Provider, InstanceType: in.InstanceType, GPU: in.GPU, GPUs: gpus, Pricing: pricing,
+		Instances: p.instances, GPUsPerInstance: p.gpusPer,
 		Hours: round2(wall), GPUHours: round2(wall * float64(gpus)), CostUSD: cost,
 		MemoryNeededGB: round1(p.memNeed / GB), MemoryAvailableGB: round1(p.memHave / GB),
-		Instances: p.instances, HourlyUSD: hourly, TokensPerSec: p.tokensPerS, Overhead: overhead,
+		MemoryMarginGB: round1((p.memHave - p.memNeed) / GB),
+		HourlyUSD:      hourly, TokensPerSec: p.tokensPerS, Overhead: overhead,
 		PriceSource: in.Source, Flags: in.Flags,
 	}
+	o.Badge, o.Caveat = OfferBadge(in.Provider, g)
 	if !r.Job.IsTraining() && p.tokens > 0 {
 		v := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).
 			Div(decimal.NewFromFloat(p.tokens / 1e6)).Round(4)
@@ -685,10 +857,13 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 	case g.FastInterconnect():
 		link = "Infinity Fabric"
 	}
+	usable := fmt.Sprintf("usable (%.0f%% of %s GB − %s GB reserve per GPU)", r.a.MemoryFraction*100, fmtGB(g.MemoryGB*GB), fmtGB(r.a.RuntimeReserveGB*GB))
+	margin := fmt.Sprintf("margin %s GB", fmtGB(p.memHave-p.memNeed))
 	if gpus == 1 {
-		fmt.Fprintf(&b, "Fits on one %s (%s of %s GB)", g.Name, fmtGB(p.memNeed), fmtGB(p.memHave))
+		fmt.Fprintf(&b, "Fits on one %s (%s of %s GB %s, %s)", g.Name, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	} else {
-		fmt.Fprintf(&b, "%d× %s (%s) across %d instance(s), %s of %s GB", gpus, g.Name, link, p.instances, fmtGB(p.memNeed), fmtGB(p.memHave))
+		fmt.Fprintf(&b, "%s instance(s) × %d %s = %s GPUs (%s), %s of %s GB %s, %s", fmtInt(float64(p.instances)), p.gpusPer, g.Name,
+			fmtInt(float64(gpus)), link, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	}
 	fmt.Fprintf(&b, "; %s; %s h at $%s/h per instance %s", p.detail, fmtHours(wall), hourly.StringFixed(2), pricing)
 	if pricing == pricingSpot {
@@ -707,15 +882,58 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 	return o
 }
 
+// Config is the configuration in words: "8× H100" on one instance,
+// "4 instances × 8 H100 = 32 GPUs" on several.
+func (o Option) Config() string {
+	if o.Instances > 1 {
+		return fmt.Sprintf("%s instances × %d %s = %s GPUs", fmtInt(float64(o.Instances)), o.GPUsPerInstance, o.GPU, fmtInt(float64(o.GPUs)))
+	}
+	return fmt.Sprintf("%d× %s", o.GPUs, o.GPU)
+}
+
+// nothingFits says, when no configuration fits, which limit to raise and
+// to what, or else to look at the excluded list.
+func (r *request) nothingFits() string {
+	l := r.limits
+	var parts []string
+	if l.gpus > 0 {
+		parts = append(parts, fmt.Sprintf("raise max_gpus to %s (%s)", fmtInt(float64(l.gpus)), l.gpusOn))
+	}
+	if l.hours > 0 && r.DeadlineHours > 0 {
+		parts = append(parts, fmt.Sprintf("raise the deadline to %s h (%s days; %s GPUs on %s)",
+			fmtInt(math.Ceil(l.hours)), fmtInt(math.Ceil(l.hours/24)), fmtInt(float64(l.hoursGPUs)), l.hoursOn))
+	}
+	if len(parts) == 0 {
+		return "No configuration fits this job with the current filters; see the excluded list for why."
+	}
+	within := fmt.Sprintf("%s GPUs", fmtInt(float64(r.MaxGPUs)))
+	if r.DeadlineHours > 0 {
+		within += fmt.Sprintf(" and a %s h deadline", fmtHours(r.DeadlineHours))
+	}
+	return fmt.Sprintf("No configuration fits within %s: %s.", within, strings.Join(parts, ", or "))
+}
+
 // summarize explains why the winner wins in one sentence.
 func summarize(opts []Option, r *request) string {
+	s := whyWinner(opts, r)
+	if len(opts) > 0 && opts[0].Caveat != "" {
+		s += " " + opts[0].Caveat
+	}
+	return s
+}
+
+// whyWinner is the sentence of summarize without the winner's caveat.
+func whyWinner(opts []Option, r *request) string {
 	if len(opts) == 0 {
 		return "No configuration fits this job with the current filters; see the excluded list for why."
 	}
 	w := opts[0]
-	s := fmt.Sprintf("%s %s (%d× %s, %s) is cheapest at $%s for the job", w.Provider, w.InstanceType, w.GPUs, w.GPU, w.Pricing, w.CostUSD.StringFixed(2))
+	s := fmt.Sprintf("%s %s (%s, %s) is cheapest at $%s for the job", w.Provider, w.InstanceType, w.Config(), w.Pricing, w.CostUSD.StringFixed(2))
 	if r.Job == JobServing {
-		s = fmt.Sprintf("%s %s (%d× %s, %s) is cheapest at $%s per %g h", w.Provider, w.InstanceType, w.GPUs, w.GPU, w.Pricing, w.CostUSD.StringFixed(2), r.a.ServingHours)
+		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at $%s per %g h", w.Provider, w.InstanceType, w.Config(), w.Pricing, w.CostUSD.StringFixed(2), r.a.ServingHours)
+	}
+	if r.Job.IsTraining() {
+		s += fmt.Sprintf(", finishing in %s days", fmtHours(w.Hours/24))
 	}
 	// Compare with the lowest hourly price among feasible options.
 	cheapHour := w

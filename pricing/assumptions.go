@@ -100,8 +100,18 @@ const (
 // DefaultAssumptions and change fields; a zero Assumptions value in a request means "all defaults".
 // (JSON callers: unmarshal onto DefaultAssumptions() so omitted fields keep their defaults.)
 type Assumptions struct {
-	// MFU is the model-FLOPs utilisation for training and for compute-bound inference (default 0.4).
+	// MFU is the model-FLOPs utilisation of training a large (70B+) model (default 0.4); pre-training
+	// and full fine-tuning of smaller models reach a fraction of it (TrainingMFU), LoRA and QLoRA all of it.
 	MFU float64 `json:"mfu"`
+	// InferenceMFU is the model-FLOPs utilisation of compute-bound inference: prefill and large-batch
+	// decode (default 0.2, calibrated on published vLLM/SGLang serving benchmarks, docs/advisor.md).
+	InferenceMFU float64 `json:"inference_mfu"`
+	// MemoryFraction is the share of each GPU's memory a job may plan to fill (default 0.9, as
+	// vLLM's gpu_memory_utilization): headroom for fragmentation and peaks.
+	MemoryFraction float64 `json:"memory_fraction"`
+	// RuntimeReserveGB is the memory per GPU taken before the model loads: the CUDA context and the
+	// engine's workspace (default 1 GB).
+	RuntimeReserveGB float64 `json:"runtime_reserve_gb"`
 	// Eta is the achievable fraction of memory bandwidth in decode (default 0.7).
 	Eta float64 `json:"eta"`
 	// TrainingFLOPsFactor is C/(N·D) for full training: 6 (2 forward + 4 backward).
@@ -113,15 +123,20 @@ type Assumptions struct {
 	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants and 16-bit
 	// embeddings/norms (default 0.55).
 	QLoRABytesPerParam float64 `json:"qlora_bytes_per_param"`
-	// AdapterFraction is trainable LoRA parameters as a fraction of the base (default 0.005, about
-	// rank 16 on every attention and MLP projection); each costs 16 bytes (weights, grads, AdamW).
+	// AdapterFraction, when positive, is trainable LoRA parameters as a fraction of the base; 0
+	// (the default) counts them from LoRARank and the architecture. Each costs 16 bytes on the GPU
+	// (fp32 weights, grads, AdamW); QLoRA's paged optimizer keeps the 8 bytes of AdamW state in
+	// host memory when the GPU is full, so QLoRA counts 8.
 	AdapterFraction float64 `json:"adapter_fraction"`
+	// LoRARank is the adapter rank on every attention and MLP projection (default 16).
+	LoRARank float64 `json:"lora_rank"`
 	// ActivationRecompute is none, selective or full; empty picks selective for training and full
 	// fine-tuning and full for LoRA/QLoRA.
 	ActivationRecompute string `json:"activation_recompute"`
 	// MicroBatch is the sequences per GPU per step whose activations are held (default 1).
 	MicroBatch int `json:"micro_batch"`
-	// InferenceMemoryOverhead multiplies weight bytes for runtime buffers (default 1.2).
+	// InferenceMemoryOverhead multiplies weight bytes for runtime buffers beyond the runtime reserve
+	// (default 1: the reserve and the memory fraction hold the engine's buffers).
 	InferenceMemoryOverhead float64 `json:"inference_memory_overhead"`
 	// SlowInterconnectMFUFactor multiplies MFU for multi-GPU training on GPUs without NVLink
 	// (PCIe or a 2-way bridge): gradient/parameter traffic stalls compute (default 0.6).
@@ -142,14 +157,17 @@ type Assumptions struct {
 func DefaultAssumptions() Assumptions {
 	return Assumptions{
 		MFU:                       0.4,
+		InferenceMFU:              0.2,
+		MemoryFraction:            0.9,
+		RuntimeReserveGB:          1,
 		Eta:                       0.7,
 		TrainingFLOPsFactor:       6,
 		LoRAFLOPsFactor:           4,
 		TrainingBytesPerParam:     16,
 		QLoRABytesPerParam:        0.55,
-		AdapterFraction:           0.005,
+		LoRARank:                  16,
 		MicroBatch:                1,
-		InferenceMemoryOverhead:   1.2,
+		InferenceMemoryOverhead:   1,
 		SlowInterconnectMFUFactor: 0.6,
 		SpotInterruptionsPerHour:  0.02,
 		RestartHours:              0.25,
@@ -178,6 +196,10 @@ func (a Assumptions) Validate() error {
 		}
 	}
 	frac("mfu", a.MFU)
+	frac("inference_mfu", a.InferenceMFU)
+	frac("memory_fraction", a.MemoryFraction)
+	nonneg("runtime_reserve_gb", a.RuntimeReserveGB)
+	pos("lora_rank", a.LoRARank)
 	frac("eta", a.Eta)
 	frac("slow_interconnect_mfu_factor", a.SlowInterconnectMFUFactor)
 	pos("training_flops_factor", a.TrainingFLOPsFactor)

@@ -55,6 +55,15 @@ type BreakEvenInput struct {
 	SeqLen int `json:"seq_len"`
 	// Assumptions are the throughput model constants (zero value = DefaultAssumptions()).
 	Assumptions Assumptions `json:"assumptions"`
+	// Usage, when given, is the monthly tokens of every API model the org uses: each is priced at
+	// its own rates and compared with its own open substitute, and the result has a Mix. Without
+	// Models, the primary comparison is the largest-spend model that has a substitute, on its own tokens.
+	Usage []ModelUsage `json:"usage"`
+	// Substitutes override the tier table: API model → open model, or "none".
+	Substitutes map[string]string `json:"substitutes"`
+	// DatacenterOnly leaves consumer GPUs and peer-marketplace offers out of the catalog search;
+	// nil means on (serving, see DatacenterOnlyDefault).
+	DatacenterOnly *bool `json:"datacenter_only"`
 }
 
 // BreakEvenResult is the outcome for the primary API model; its JSON is the `burnrate breakeven
@@ -80,6 +89,17 @@ type BreakEvenResult struct {
 	Models []ModelBreakEven `json:"models"`
 	// SelfHost describes the self-hosted deployment the figures assume.
 	SelfHost SelfHostPlan `json:"self_host"`
+	// Replicas is the whole replicas of SelfHost.GPUsPerReplica GPUs the current volume needs
+	// (GPUsNeeded = Replicas × GPUsPerReplica).
+	Replicas int `json:"replicas"`
+	// OpenModelSource says where the self-hosted model came from: "yours", "tier table (<tier>)"
+	// or "default".
+	OpenModelSource string `json:"open_model_source"`
+	// NoSubstitute, when set, says the primary API model has no credible open substitute: the
+	// comparison is shown, but the open model cannot do its work.
+	NoSubstitute string `json:"no_substitute,omitempty"`
+	// Mix is the break-even of the whole usage, model by model (only with BreakEvenInput.Usage).
+	Mix *MixBreakEven `json:"mix,omitempty"`
 }
 
 // CurvePoint is one point of the cost curves.
@@ -166,6 +186,69 @@ const (
 // cost is V × the blended price of the current input/cached/output mix. Returns an error for
 // invalid input, an API model not in the price table, or no GPU that can host the model.
 func BreakEven(in BreakEvenInput) (BreakEvenResult, error) {
+	subs, err := normalizeSubstitutes(in.Substitutes)
+	if err != nil {
+		return BreakEvenResult{}, fmt.Errorf("breakeven: %w", err)
+	}
+	for _, u := range in.Usage {
+		if u.InputTokens < 0 || u.CachedTokens < 0 || u.OutputTokens < 0 {
+			return BreakEvenResult{}, fmt.Errorf("breakeven: usage of %s: token counts must not be negative", u.Model)
+		}
+	}
+	var mix *MixBreakEven
+	if len(in.Usage) > 0 {
+		if mix, err = breakEvenMix(in, subs); err != nil {
+			return BreakEvenResult{}, fmt.Errorf("breakeven: %w", err)
+		}
+		if len(in.Models) == 0 && len(mix.Models) > 0 {
+			// The default view: the largest-spend model with a substitute, on its own tokens.
+			pick := mix.Models[0]
+			for _, m := range mix.Models {
+				if m.OpenModel != "" {
+					pick = m
+					break
+				}
+			}
+			in.Models = []string{pick.Model}
+			in.InputTokens, in.CachedTokens, in.OutputTokens = pick.InputTokens, pick.CachedTokens, pick.OutputTokens
+		}
+	}
+	source := "yours"
+	var none string
+	if in.OpenModel == "" && in.OpenParams == 0 && len(in.Models) > 0 {
+		open, row, src, known := substituteFor(in.Models[0], subs)
+		switch {
+		case known && open != NoSubstitute:
+			in.OpenModel = open
+			source = src
+			if in.Precision == "" && src == "tier table" {
+				in.Precision = row.Precision
+			}
+			if src == "tier table" {
+				source = "tier table (" + row.Tier + ")"
+			}
+		case known:
+			none = fmt.Sprintf("%s has no credible open substitute (%s); the figures compare it with %s anyway", in.Models[0], row.Evidence, defaultOpenModel)
+			source = "default"
+		default:
+			none = fmt.Sprintf("%s is not in the tier table; compared with %s: name an open substitute of comparable quality", in.Models[0], defaultOpenModel)
+			source = "default"
+		}
+	}
+	in.Usage, in.Substitutes = nil, nil
+	res, err := breakEvenOne(in)
+	if err != nil {
+		return res, err
+	}
+	res.Mix, res.OpenModelSource, res.NoSubstitute = mix, source, none
+	if none != "" {
+		res.Verdict = none + ". " + res.Verdict
+	}
+	return res, nil
+}
+
+// breakEvenOne is BreakEven for one set of tokens compared with one open model.
+func breakEvenOne(in BreakEvenInput) (BreakEvenResult, error) {
 	s, err := newScenario(in)
 	if err != nil {
 		return BreakEvenResult{}, fmt.Errorf("breakeven: %w", err)
@@ -178,6 +261,7 @@ func BreakEven(in BreakEvenInput) (BreakEvenResult, error) {
 	prim := res.Models[0]
 	res.APICostMonthUSD = prim.APICostMonthUSD
 	res.GPUsNeeded = s.gpus(float64(volume))
+	res.Replicas = s.replicas(float64(volume))
 	res.SelfHostCostMonthUSD = s.selfHost(float64(volume))
 	res.BreakEvenTokensPerMonth = prim.BreakEvenTokensPerMonth
 	res.UtilizationAtBreakEven = prim.UtilizationAtBreakEven
@@ -384,7 +468,8 @@ func (s *scenario) chooseFromCatalog(in BreakEvenInput, cat *Catalog, sm serving
 	for _, inst := range cat.instances {
 		g, ok := cat.gpus[inst.GPU]
 		if !ok || inst.Fractional() || inst.Suspicious || (gpu.Name != "" && g.Name != gpu.Name) ||
-			(len(providers) > 0 && !providers[inst.Provider]) {
+			(len(providers) > 0 && !providers[inst.Provider]) ||
+			((in.DatacenterOnly == nil || *in.DatacenterOnly) && (g.Class == ClassConsumer || Marketplace(inst.Provider))) {
 			continue
 		}
 		if c, ok := sm.candidate(in, inst, g, spotOverhead, volume); ok && c.beats(best) {

@@ -11,7 +11,7 @@ import (
 func h100Worked(models ...string) BreakEvenInput {
 	return BreakEvenInput{
 		Models: models, InputTokens: 232_500_000, OutputTokens: 77_500_000, // 310M/month at 3:1
-		GPU: "H100", GPUPriceUSDPerHour: ptr(dec("2.99")), ThroughputPerGPU: 11665, PeakFactor: 1,
+		OpenModel: "llama-3.1-8b", GPU: "H100", GPUPriceUSDPerHour: ptr(dec("2.99")), ThroughputPerGPU: 11665, PeakFactor: 1,
 	}
 }
 
@@ -97,7 +97,7 @@ func TestBreakEvenTenMillionTokens(t *testing.T) {
 	// The brief's case: 10M tokens/month at 3:1 on gpt-4.1-mini = 10 · 0.70 = $7/month. The cheapest
 	// always-on GPU that holds Llama 3.1 8B costs hundreds of dollars a month on-demand or spot.
 	for _, spot := range []bool{false, true} {
-		r, err := BreakEven(BreakEvenInput{Models: []string{"gpt-4.1-mini"}, InputTokens: 7_500_000, OutputTokens: 2_500_000, Spot: spot})
+		r, err := BreakEven(BreakEvenInput{Models: []string{"gpt-4.1-mini"}, OpenModel: "llama-3.1-8b", InputTokens: 7_500_000, OutputTokens: 2_500_000, Spot: spot})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,17 +180,18 @@ func TestBreakEvenZeroVolume(t *testing.T) {
 
 func TestBreakEvenOverheadAndModelThroughput(t *testing.T) {
 	t.Parallel()
-	// Model throughput for Llama 3.1 8B on one H100 (4096 context, batch 113, 3:1 mix):
-	// decode 3,451 tok/s, prefill 24,633 tok/s → 1/(0.75/24633 + 0.25/3451) = 9,713 tok/s.
-	// $2.99 × 730 + $3,000 ops = $5,182.70 → break-even 5,182.70/0.70 = 7.404e9 tokens/month.
-	in := BreakEvenInput{Models: []string{"gpt-4.1-mini"}, InputTokens: 3, OutputTokens: 1, GPU: "H100",
+	// Model throughput for Llama 3.1 8B on one H100 (4096 context, batch 102, 3:1 mix):
+	// decode 3,377 tok/s, prefill 12,316 tok/s → 1/(0.75/12316 + 0.25/3377) = 7,412 tok/s.
+	// One replica serves 7,412 · 3600 · 730 · 0.7 / 2 = 6.817e9 tokens/month at the planned load, less
+	// than (2.99 × 730 + 3,000)/0.70 = 7.404e9; with two: (2 · 2,182.70 + 3,000)/0.70 = 1.0522e10.
+	in := BreakEvenInput{Models: []string{"gpt-4.1-mini"}, OpenModel: "llama-3.1-8b", InputTokens: 3, OutputTokens: 1, GPU: "H100",
 		GPUPriceUSDPerHour: ptr(dec("2.99")), OverheadMonthUSD: dec("3000")}
 	r, err := BreakEven(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	approx(t, "model tok/s", r.SelfHost.TokensPerSecPerGPU, 9713, 0.002)
-	approx(t, "break-even", float64(*r.BreakEvenTokensPerMonth), 7.404e9, 0.001)
+	approx(t, "model tok/s", r.SelfHost.TokensPerSecPerGPU, 7412, 0.002)
+	approx(t, "break-even", float64(*r.BreakEvenTokensPerMonth), 1.0522e10, 0.001)
 	if r.SelfHost.ThroughputSource != "model" {
 		t.Errorf("throughput source = %q", r.SelfHost.ThroughputSource)
 	}

@@ -282,7 +282,8 @@ func annotate(in Instance, gpus map[string]GPU) Instance {
 
 // ParseGPUSpecsCSV reads a table shaped like gpu_specs.csv (columns found by header name:
 // gpu, vendor, memory_gb, bandwidth_gbs, bf16_dense_tflops, fp8_dense_tflops, int8_dense_tops,
-// tdp_w, nvlink, notes). Errors name the line and column.
+// tdp_w, nvlink, notes, and the capability columns architecture, bf16, fp8, int8, int4, ecc,
+// class, caps_source). Errors name the line and column.
 func ParseGPUSpecsCSV(r io.Reader) ([]GPU, error) {
 	t, err := newTable(r, "gpu", "memory_gb", "bandwidth_gbs", "bf16_dense_tflops")
 	if err != nil {
@@ -301,6 +302,23 @@ func ParseGPUSpecsCSV(r io.Reader) ([]GPU, error) {
 			TDPWatts:     t.float("tdp_w", false, quantity.Factor),
 			NVLink:       strings.ToLower(t.str("nvlink")),
 			Notes:        t.str("notes"),
+			Architecture: t.str("architecture"),
+			CapsSource:   t.str("caps_source"),
+			Class:        strings.ToLower(t.str("class")),
+		}
+		// Without capability columns a format is taken as supported when
+		// the table gives its throughput (and BF16 always), on a datacenter card.
+		g.BF16 = t.yesNo("bf16", true)
+		g.FP8 = t.yesNo("fp8", g.FP8TFLOPS > 0)
+		g.INT8 = t.yesNo("int8", g.INT8TOPS > 0)
+		g.INT4 = t.yesNo("int4", true)
+		g.ECC = t.yesNo("ecc", true)
+		switch g.Class {
+		case "":
+			g.Class = ClassDatacenter
+		case ClassDatacenter, ClassWorkstation, ClassConsumer:
+		default:
+			t.fail("class", fmt.Sprintf("%q is not datacenter, workstation or consumer", g.Class))
 		}
 		if g.Name == "" {
 			t.fail("gpu", "empty GPU name")
@@ -308,6 +326,21 @@ func ParseGPUSpecsCSV(r io.Reader) ([]GPU, error) {
 		out = append(out, g)
 	}
 	return out, t.err
+}
+
+// yesNo reads a yes/no column; an empty or missing cell is def.
+func (t *table) yesNo(col string, def bool) bool {
+	switch s := strings.ToLower(t.str(col)); s {
+	case "":
+		return def
+	case "yes", "true":
+		return true
+	case "no", "false":
+		return false
+	default:
+		t.fail(col, fmt.Sprintf("%q is not yes or no", s))
+		return def
+	}
 }
 
 // ParseInstancePricesCSV reads per-instance prices in the shape of gpu_prices.csv: columns

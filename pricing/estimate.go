@@ -31,18 +31,24 @@ func (t TrainingMemory) Total(n, tp int) float64 {
 }
 
 // EstimateTrainingMemory sizes a training, full fine-tune, LoRA or QLoRA job (docs/advisor.md, "Memory fit"):
-// full: TrainingBytesPerParam (16) × N; LoRA: weight bytes × N + adapters; QLoRA:
-// QLoRABytesPerParam (0.55) × N + adapters; adapters = AdapterFraction × N × 16 B; plus activations
+// full: TrainingBytesPerParam (16) × N; LoRA: weight bytes × N + adapters × 16 B; QLoRA:
+// QLoRABytesPerParam (0.55) × N + adapters × 8 B (paged optimizer); adapters = Model.LoRAParams or
+// AdapterFraction × N; plus activations
 // per GPU of coef·s·b·h·L (coef 34 selective, 2 full, 34+5·a·s/h none) for one micro-batch b.
 // For MoE models N is the total parameter count.
 func EstimateTrainingMemory(job JobType, m Model, p Precision, seqLen int, a Assumptions) TrainingMemory {
 	n := m.Params
+	adapters := m.LoRAParams(a.LoRARank)
+	if a.AdapterFraction > 0 {
+		adapters = a.AdapterFraction * n
+	}
 	var states float64
 	switch job {
 	case JobLoRA:
-		states = p.BytesPerParam()*n + a.AdapterFraction*n*16
+		states = p.BytesPerParam()*n + adapters*16
 	case JobQLoRA:
-		states = a.QLoRABytesPerParam*n + a.AdapterFraction*n*16
+		// QLoRA's paged optimizer pages the adapters' AdamW state (8 B) to host memory.
+		states = a.QLoRABytesPerParam*n + adapters*8
 	default:
 		states = a.TrainingBytesPerParam * n
 	}
@@ -79,15 +85,15 @@ type Throughput struct {
 	Batch int `json:"batch"`
 	// MaxBatch is the most sequences whose KV cache fits next to the weights.
 	MaxBatch int `json:"max_batch"`
-	// DecodeTokensPerSec is generated tokens/s: min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)).
+	// DecodeTokensPerSec is generated tokens/s: min(η·BW·B/(W + B·KV_seq), peak·InferenceMFU/(2·N_active)).
 	DecodeTokensPerSec float64 `json:"decode_tokens_per_s"`
-	// PrefillTokensPerSec is prompt tokens/s, compute-bound: peak·MFU/(2·N_active).
+	// PrefillTokensPerSec is prompt tokens/s, compute-bound: peak·InferenceMFU/(2·N_active).
 	PrefillTokensPerSec float64 `json:"prefill_tokens_per_s"`
 	// BandwidthBound is true when decode is limited by memory bandwidth, not compute.
 	BandwidthBound bool `json:"bandwidth_bound"`
-	// MemoryNeededGB is 1.2·weights + Batch·KV per sequence.
+	// MemoryNeededGB is InferenceMemoryOverhead·weights + Batch·KV per sequence.
 	MemoryNeededGB float64 `json:"memory_needed_gb"`
-	// MemoryAvailableGB is the replica's total GPU memory.
+	// MemoryAvailableGB is the replica's usable GPU memory (Assumptions.UsableBytes per GPU).
 	MemoryAvailableGB float64 `json:"memory_available_gb"`
 }
 
@@ -116,7 +122,7 @@ func EstimateThroughput(m Model, p Precision, g GPU, gpus int, seqLen, maxBatch 
 		return Throughput{}, fmt.Errorf("need at least one GPU")
 	}
 	fixed, kvSeq := inferenceMemory(m, p, seqLen, a)
-	avail := float64(gpus) * g.MemoryGB * GB
+	avail := float64(gpus) * a.UsableBytes(g)
 	t := Throughput{MemoryAvailableGB: round1(avail / GB)}
 	if fixed+kvSeq > avail {
 		return t, &memoryError{need: fixed + kvSeq, have: avail}
@@ -130,7 +136,7 @@ func EstimateThroughput(m Model, p Precision, g GPU, gpus int, seqLen, maxBatch 
 	t.MemoryNeededGB = round1((fixed + float64(b)*kvSeq) / GB)
 	w := m.Params * p.BytesPerParam()
 	bw := a.Eta * float64(gpus) * g.BandwidthGBs * GB * float64(b) / (w + float64(b)*kvSeq)
-	compute := float64(gpus) * g.PeakTFLOPS(p) * 1e12 * a.MFU / (2 * m.ActiveParams)
+	compute := float64(gpus) * g.PeakTFLOPS(g.computePrecision(p)) * 1e12 * a.InferenceMFU / (2 * m.ActiveParams)
 	t.DecodeTokensPerSec = math.Min(bw, compute)
 	t.BandwidthBound = bw < compute
 	t.PrefillTokensPerSec = compute

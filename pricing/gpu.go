@@ -27,7 +27,28 @@ type GPU struct {
 	NVLink string `json:"nvlink"`
 	// Notes carries the caveats of gpu_specs.csv.
 	Notes string `json:"notes,omitempty"`
+	// Architecture is the GPU generation, e.g. "Volta", "Ampere", "Hopper" (docs/advisor.md, "GPU capabilities").
+	Architecture string `json:"architecture,omitempty"`
+	// BF16, FP8, INT8 and INT4 say whether the GPU runs that format natively: BF16/FP8/INT8 tensor
+	// cores, and for INT4 the 4-bit weight-only kernels of the mainstream serving engines.
+	BF16 bool `json:"bf16"`
+	FP8  bool `json:"fp8"`
+	INT8 bool `json:"int8"`
+	INT4 bool `json:"int4"`
+	// ECC is true when the memory has error correction.
+	ECC bool `json:"ecc"`
+	// Class is "datacenter", "workstation" or "consumer" (GeForce).
+	Class string `json:"class,omitempty"`
+	// CapsSource names the datasheets and whitepapers the capability columns come from.
+	CapsSource string `json:"caps_source,omitempty"`
 }
+
+// GPU classes (gpu_specs.csv, column class).
+const (
+	ClassDatacenter  = "datacenter"
+	ClassWorkstation = "workstation"
+	ClassConsumer    = "consumer"
+)
 
 // FastInterconnect reports whether GPUs of this type in one node talk over a fast all-to-all
 // fabric (NVLink/NVSwitch, or AMD Infinity Fabric on MI300X), which data/tensor-parallel training

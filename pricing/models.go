@@ -29,6 +29,10 @@ type Model struct {
 	// (DeepSeek-V3: 512 compressed KV + 64 decoupled RoPE key = 576 values per token per layer, cached
 	// once, not as separate K and V); it replaces 2·KVHeads·HeadDim in the KV-cache formula.
 	KVLatentDim int `json:"kv_latent_dim,omitempty"`
+	// FFN is the MLP's intermediate width (0: assumed 3.5 × Hidden); Experts the MLPs per layer
+	// (MoE; 0 or 1 for dense). They size LoRA adapters.
+	FFN     int `json:"ffn,omitempty"`
+	Experts int `json:"experts,omitempty"`
 	// MoE is true for mixture-of-experts models.
 	MoE bool `json:"moe"`
 	// Custom is true for a model derived from a bare parameter count (see CustomModel).
@@ -49,26 +53,41 @@ func (m Model) KVBytesPerToken(bytesPerValue float64) float64 {
 
 // The open models the advisor knows by name; architecture figures from each model's config.json.
 var knownModels = []Model{
-	dense("llama-3.2-1b", 1.24e9, 16, 2048, 32, 8, 64),
-	dense("llama-3.2-3b", 3.21e9, 28, 3072, 24, 8, 128),
-	dense("llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128),
-	dense("llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128),
-	dense("llama-3.3-70b", 70.6e9, 80, 8192, 64, 8, 128),
-	dense("llama-3.1-405b", 405.9e9, 126, 16384, 128, 8, 128),
-	dense("mistral-7b", 7.25e9, 32, 4096, 32, 8, 128),
-	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, MoE: true,
+	dense("llama-3.2-1b", 1.24e9, 16, 2048, 32, 8, 64, 8192),
+	dense("llama-3.2-3b", 3.21e9, 28, 3072, 24, 8, 128, 8192),
+	dense("llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336),
+	dense("llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672),
+	dense("llama-3.3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672),
+	dense("llama-3.1-405b", 405.9e9, 126, 16384, 128, 8, 128, 53248),
+	dense("mistral-7b", 7.25e9, 32, 4096, 32, 8, 128, 14336),
+	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Experts: 8, MoE: true,
 		Notes: "MoE: 8 experts, 2 active per token; memory from 46.7B total, FLOPs from 12.9B active"},
-	dense("qwen2.5-7b", 7.62e9, 28, 3584, 28, 4, 128),
-	dense("qwen2.5-72b", 72.7e9, 80, 8192, 64, 8, 128),
-	dense("gemma-2-9b", 9.24e9, 42, 3584, 16, 8, 256),
-	dense("gemma-2-27b", 27.2e9, 46, 4608, 32, 16, 128),
-	{Name: "deepseek-v3", Params: 671e9, ActiveParams: 37e9, Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, HeadDim: 128, KVLatentDim: 576, MoE: true,
+	dense("qwen2.5-7b", 7.62e9, 28, 3584, 28, 4, 128, 18944),
+	dense("qwen2.5-72b", 72.7e9, 80, 8192, 64, 8, 128, 29568),
+	dense("qwen3-32b", 32.8e9, 64, 5120, 64, 8, 128, 25600),
+	dense("gemma-2-9b", 9.24e9, 42, 3584, 16, 8, 256, 14336),
+	dense("gemma-2-27b", 27.2e9, 46, 4608, 32, 16, 128, 36864),
+	{Name: "deepseek-v3", Params: 671e9, ActiveParams: 37e9, Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, HeadDim: 128, KVLatentDim: 576, FFN: 2048, Experts: 257, MoE: true,
 		Notes: "MoE: 671B total, 37B active per token; MLA KV cache assumed at 576 values (512 latent + 64 RoPE key) per token per layer, i.e. 70 KB/token in bf16; multi-token-prediction head ignored"},
 }
 
-func dense(name string, params float64, layers, hidden, heads, kvHeads, headDim int) Model {
+func dense(name string, params float64, layers, hidden, heads, kvHeads, headDim, ffn int) Model {
 	return Model{Name: name, Params: params, ActiveParams: params, Layers: layers, Hidden: hidden,
-		Heads: heads, KVHeads: kvHeads, HeadDim: headDim}
+		Heads: heads, KVHeads: kvHeads, HeadDim: headDim, FFN: ffn}
+}
+
+// LoRAParams is the trainable parameters of rank-r LoRA adapters on every
+// attention (q, k, v, o) and MLP (gate, up, down, per expert) projection:
+// r · (in + out) each. Llama 3.1 70B at rank 16: 207M, 0.29% of the base.
+func (m Model) LoRAParams(rank float64) float64 {
+	h, q, kv := float64(m.Hidden), float64(m.Heads*m.HeadDim), float64(m.KVHeads*m.HeadDim)
+	ffn := float64(m.FFN)
+	if ffn == 0 {
+		ffn = 3.5 * h
+	}
+	experts := float64(max(m.Experts, 1))
+	perLayer := (h + q) + 2*(h+kv) + (q + h) + experts*3*(h+ffn)
+	return rank * perLayer * float64(m.Layers)
 }
 
 // modelAliases maps folded alias keys (modelKey) to canonical names.
@@ -78,7 +97,7 @@ var modelAliases = map[string]string{
 	"llama3.1405b": "llama-3.1-405b", "llama3.21b": "llama-3.2-1b", "llama3.23b": "llama-3.2-3b",
 	"mistral7b": "mistral-7b", "mistral7bv0.1": "mistral-7b", "mistral7bv0.2": "mistral-7b", "mistral7bv0.3": "mistral-7b",
 	"mixtral8x7b": "mixtral-8x7b", "mixtral8x7bv0.1": "mixtral-8x7b",
-	"qwen2.57b": "qwen2.5-7b", "qwen2.572b": "qwen2.5-72b",
+	"qwen2.57b": "qwen2.5-7b", "qwen2.572b": "qwen2.5-72b", "qwen332b": "qwen3-32b", "qwen3vl32b": "qwen3-32b",
 	"gemma29b": "gemma-2-9b", "gemma227b": "gemma-2-27b",
 	"deepseekv3": "deepseek-v3", "deepseekv30324": "deepseek-v3", "deepseekchat": "deepseek-v3",
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/access"
 )
 
 // InviteTTL is how long an invite link stays valid.
@@ -15,7 +17,7 @@ type Invite struct {
 	OrgID      int64
 	ID         int64
 	Email      string
-	Role       Role
+	Role       access.Role
 	InvitedBy  int64
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
@@ -32,7 +34,7 @@ func scanInvite(row pgx.Row) (Invite, error) {
 
 // CreateInvite invites email into orgID and returns the invite with the
 // secret token for its link (shown once, stored hashed).
-func (s *Store) CreateInvite(ctx context.Context, orgID int64, email string, role Role, invitedBy int64) (Invite, string, error) {
+func (s *Store) CreateInvite(ctx context.Context, orgID int64, email string, role access.Role, invitedBy int64) (Invite, string, error) {
 	token, hash := newSecret()
 	inv, err := scanInvite(s.q.QueryRow(ctx, `
 		INSERT INTO invites (org_id, email, role, token_hash, invited_by, expires_at)

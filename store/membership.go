@@ -7,47 +7,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/access"
 )
-
-// Role is what a member may do in an org.
-type Role string
-
-// The roles, from most to least powerful.
-const (
-	RoleOwner  Role = "owner"
-	RoleAdmin  Role = "admin"
-	RoleMember Role = "member"
-	RoleViewer Role = "viewer"
-)
-
-// Roles lists the roles from most to least powerful.
-var Roles = []Role{RoleOwner, RoleAdmin, RoleMember, RoleViewer}
-
-func (r Role) rank() int {
-	switch r {
-	case RoleOwner:
-		return 4
-	case RoleAdmin:
-		return 3
-	case RoleMember:
-		return 2
-	case RoleViewer:
-		return 1
-	}
-	return 0
-}
-
-// AtLeast reports whether r is as powerful as min.
-func (r Role) AtLeast(min Role) bool { return r.rank() >= min.rank() }
-
-// Valid reports whether r is one of the roles.
-func (r Role) Valid() bool { return r.rank() > 0 }
-
-// CanWrite reports whether r may change anything (every role but viewer).
-func (r Role) CanWrite() bool { return r.AtLeast(RoleMember) }
-
-// CanAdmin reports whether r may manage members, tokens and settings.
-func (r Role) CanAdmin() bool { return r.AtLeast(RoleAdmin) }
 
 // Member is a user's membership in an org, with the user's details.
 type Member struct {
@@ -55,7 +17,7 @@ type Member struct {
 	UserID    int64
 	Email     string
 	Name      string
-	Role      Role
+	Role      access.Role
 	CreatedAt time.Time
 }
 
@@ -91,7 +53,7 @@ func (s *Store) Members(ctx context.Context, orgID int64) ([]Member, error) {
 
 // AddMember makes userID a member of orgID with role. Returns ErrConflict if
 // the user is a member already.
-func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) error {
+func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role access.Role) error {
 	_, err := s.q.Exec(ctx, `INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3)`, orgID, userID, role)
 	return mapError("add member", err)
 }
@@ -132,7 +94,7 @@ func (s *Store) memberChange(ctx context.Context, op string, orgID, userID int64
 				return err
 			}
 		}
-		if m.Role == RoleOwner && demote(m) {
+		if m.Role == access.Owner && demote(m) {
 			n, err := tx.OwnerCount(ctx, orgID)
 			if err != nil {
 				return err
@@ -151,9 +113,9 @@ func (s *Store) memberChange(ctx context.Context, op string, orgID, userID int64
 // whom) and may refuse with an error of its own. Returns ErrNotFound if
 // userID is not a member, ErrLastOwner if the org would be left without an
 // owner.
-func (s *Store) SetMemberRole(ctx context.Context, orgID, userID int64, role Role, allow func(Member) error) (Member, error) {
+func (s *Store) SetMemberRole(ctx context.Context, orgID, userID int64, role access.Role, allow func(Member) error) (Member, error) {
 	return s.memberChange(ctx, "set member role", orgID, userID, allow,
-		func(Member) bool { return role != RoleOwner },
+		func(Member) bool { return role != access.Owner },
 		func(tx *Store, _ Member) error {
 			_, err := tx.q.Exec(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role)
 			return mapError("set member role", err)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -19,7 +20,7 @@ func TestOwnersRemovedAtOnceLeaveAnOwner(t *testing.T) {
 	st := storetest.New(t)
 	for round := range 40 {
 		org, ann := storetest.Org(t, st, storetest.OrgOpts{})
-		bob := storetest.Member(t, st, org, store.RoleOwner)
+		bob := storetest.Member(t, st, org, access.Owner)
 		remove := round%2 == 0
 		var wg sync.WaitGroup
 		start := make(chan struct{})
@@ -33,7 +34,7 @@ func TestOwnersRemovedAtOnceLeaveAnOwner(t *testing.T) {
 						_, _, err := fenced.RemoveMember(ctx, org.ID, u.ID, nil)
 						return err
 					}
-					_, err := fenced.SetMemberRole(ctx, org.ID, u.ID, store.RoleAdmin, nil)
+					_, err := fenced.SetMemberRole(ctx, org.ID, u.ID, access.Admin, nil)
 					return err
 				})
 			})
@@ -63,13 +64,13 @@ func TestMemberChangeAllowSeesMemberAndCanRefuse(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
-	viewer := storetest.Member(t, st, org, store.RoleViewer)
+	viewer := storetest.Member(t, st, org, access.Viewer)
 	errNo := errors.New("no")
-	var seen store.Role
-	if _, err := st.SetMemberRole(ctx, org.ID, viewer.ID, store.RoleAdmin, func(m store.Member) error { seen = m.Role; return errNo }); !errors.Is(err, errNo) {
+	var seen access.Role
+	if _, err := st.SetMemberRole(ctx, org.ID, viewer.ID, access.Admin, func(m store.Member) error { seen = m.Role; return errNo }); !errors.Is(err, errNo) {
 		t.Fatalf("refused change: err = %v, want allow's own error", err)
 	}
-	if m, _ := st.Membership(ctx, org.ID, viewer.ID); seen != store.RoleViewer || m.Role != store.RoleViewer {
+	if m, _ := st.Membership(ctx, org.ID, viewer.ID); seen != access.Viewer || m.Role != access.Viewer {
 		t.Fatalf("allow saw %q; role after refusal %q; want viewer, unchanged", seen, m.Role)
 	}
 	if _, _, err := st.RemoveMember(ctx, org.ID, 1<<40, nil); !errors.Is(err, store.ErrNotFound) {
@@ -84,7 +85,7 @@ func TestRemoveMemberRevokesTokensWithTheRemoval(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	org, owner := storetest.Org(t, st, storetest.OrgOpts{})
-	admin := storetest.Member(t, st, org, store.RoleAdmin)
+	admin := storetest.Member(t, st, org, access.Admin)
 	for _, u := range []store.User{owner, owner, admin} {
 		if _, _, err := st.CreateAPIToken(ctx, org.ID, "t", u.ID); err != nil {
 			t.Fatal(err)

@@ -313,3 +313,13 @@ func (s *Store) FinishDelivery(ctx context.Context, orgID, id int64, attempt int
 		RETURNING `+deliveryColumns, orgID, id, attempt, r.Status, r.ResponseCode, r.Error))
 	return d, mapError("finish delivery", err)
 }
+
+// DeleteOldDeliveries deletes the deliveries, of every org, created more
+// than olderThan ago that are done (sent or failed), and says how many.
+// Their dedupe keys name a day or a budget period, long past by then, so
+// forgetting them cannot let a notification go out twice.
+func (s *Store) DeleteOldDeliveries(ctx context.Context, olderThan time.Duration) (int64, error) {
+	tag, err := s.q.Exec(ctx, `
+		DELETE FROM deliveries WHERE created_at < now() - $1::interval AND status IN ('sent', 'failed')`, olderThan)
+	return tag.RowsAffected(), mapError("delete old deliveries", err)
+}

@@ -148,3 +148,44 @@ func TestWebhookSecretRotation(t *testing.T) {
 		t.Fatalf("previous past its time: %+v, %v", w, err)
 	}
 }
+
+// TestDeleteOldDeliveries forgets old deliveries that are done, and keeps
+// recent ones and any still waiting to go out, however old.
+func TestDeleteOldDeliveries(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	record := func(key, status string, age time.Duration) int64 {
+		d, _, err := st.RecordDelivery(ctx, org.ID, store.NewDelivery{Kind: "digest", Channel: "email", Target: "a@example.com", Subject: "s", DedupeKey: key, Body: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Pool().Exec(ctx, `UPDATE deliveries SET status = $3, created_at = now() - make_interval(secs => $4) WHERE org_id = $1 AND id = $2`,
+			org.ID, d.ID, status, age.Seconds()); err != nil {
+			t.Fatal(err)
+		}
+		return d.ID
+	}
+	const retention = 90 * 24 * time.Hour
+	record("old-sent", "sent", retention+time.Hour)
+	record("old-failed", "failed", retention+time.Hour)
+	oldPending := record("old-pending", "retrying", retention+time.Hour)
+	recent := record("recent-sent", "sent", retention-time.Hour)
+
+	n, err := st.DeleteOldDeliveries(ctx, retention)
+	if err != nil || n != 2 {
+		t.Fatalf("deleted %d, %v; want 2", n, err)
+	}
+	left, err := st.Deliveries(ctx, org.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[int64]bool{}
+	for _, d := range left {
+		kept[d.ID] = true
+	}
+	if len(left) != 2 || !kept[oldPending] || !kept[recent] {
+		t.Fatalf("kept %v, want the old unsent one and the recent one", kept)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/access"
 )
 
 // Org is a tenant: a team with its own bills, budgets, members and settings.
@@ -102,7 +104,7 @@ func (s *Store) UpdateOrg(ctx context.Context, id int64, u OrgUpdate) (Org, erro
 // UserOrg is an org seen from one member: the org and the member's role.
 type UserOrg struct {
 	Org
-	Role Role
+	Role access.Role
 }
 
 // OrgsForUser lists the orgs userID belongs to, by name.

@@ -24,6 +24,7 @@ import (
 // for the results fragment alone as the inputs change.
 func (s *Server) handleAdvisor(c echo.Context) error {
 	form := withDefaults(c.QueryParams(), advisorDefaults())
+	rememberDatacenterOnly(c, form)
 	v, err := s.adviceView(c, form)
 	if err != nil {
 		return err
@@ -98,11 +99,34 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 	return v, nil
 }
 
+// datacenterCookie remembers the user's "datacenter GPUs only" choice
+// between visits: it is a preference, not a secret.
+const datacenterCookie = "datacenter_only"
+
+// rememberDatacenterOnly keeps the "datacenter GPUs only" choice: an
+// explicit on or off in the form is stored in a cookie, "by job" clears it,
+// and a form that does not mention it takes the remembered choice.
+func rememberDatacenterOnly(c echo.Context, form url.Values) {
+	_, asked := c.QueryParams()[datacenterCookie]
+	v := form.Get(datacenterCookie)
+	switch {
+	case asked && (v == "on" || v == "off"):
+		c.SetCookie(&http.Cookie{Name: datacenterCookie, Value: v, Path: "/", MaxAge: 365 * 24 * 3600,
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+	case asked:
+		c.SetCookie(&http.Cookie{Name: datacenterCookie, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	default:
+		if ck, err := c.Cookie(datacenterCookie); err == nil && (ck.Value == "on" || ck.Value == "off") {
+			form.Set(datacenterCookie, ck.Value)
+		}
+	}
+}
+
 // advisorDefaults is the job the advisor opens with, and every assumption.
 func advisorDefaults() url.Values {
 	v := url.Values{
 		"job": {string(pricing.JobFullFinetune)}, "model": {"llama-3.1-8b"}, "precision": {"bf16"},
-		"tokens": {"1B"}, "seq_len": {"4096"}, "max_gpus": {"64"}, "price_source": {advisor.PriceOverrides},
+		"tokens": {"1B"}, "seq_len": {"4096"}, "max_gpus": {""}, "price_source": {advisor.PriceOverrides},
 	}
 	for k, val := range assumptionValues(pricing.DefaultAssumptions()) {
 		v.Set(k, val)
@@ -150,6 +174,14 @@ func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string) {
 	b := advisor.AdviseBody{
 		Job: v.Get("job"), Precision: v.Get("precision"), GPU: v.Get("gpu"), Providers: v["providers"],
 		Spot: v.Get("spot") != "", IncludeSuspicious: v.Get("include_suspicious") != "", PriceSource: v.Get("price_source"),
+	}
+	switch v.Get("datacenter_only") {
+	case "on":
+		on := true
+		b.DatacenterOnly = &on
+	case "off":
+		off := false
+		b.DatacenterOnly = &off
 	}
 	if m := strings.TrimSpace(v.Get("model")); m != "" && m != "custom" {
 		b.Model = m

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -230,16 +231,18 @@ func TestGPUPriceOverrideTakesPrecedence(t *testing.T) {
 	}
 
 	// Hand-checked: full fine-tune of Llama 3.1 8B on 1B tokens is
-	// 6·8.03e9·1e9 = 4.818e19 FLOPs; 8 H100s at 989 TFLOPS × MFU 0.4 do
-	// 3.1648e15 FLOP/s, so 15,223.7 s = 4.2288 h. At the negotiated $8.00
-	// per instance-hour that is $33.83; at the catalog's $55.04, $232.75.
+	// 6·8.03e9·1e9 = 4.818e19 FLOPs; an 8.03B model reaches 0.6256 of the
+	// large-model MFU 0.4 (docs/advisor.md, "Training efficiency"), so 8 H100s
+	// at 989 TFLOPS × 0.25026 do 1.98004e15 FLOP/s: 24,333 s = 6.7591 h. At
+	// the negotiated $8.00 per instance-hour that is $54.07; at the catalog's
+	// $55.04, $372.02.
 	body := `{"job":"full-finetune","model":"llama-3.1-8b","tokens":1e9,"gpu":"H100","provider":"aws","price_source":"%s"}`
 	_, got := apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "overrides", 1))
-	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "33.83" || !strings.Contains(o["reason"].(string), "your price") {
+	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "54.07" || !strings.Contains(o["reason"].(string), "your price") {
 		t.Fatalf("with overrides p5.48xlarge = %v", o)
 	}
 	_, got = apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "catalog", 1))
-	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "232.75" {
+	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "372.02" {
 		t.Fatalf("catalog p5.48xlarge = %v", o)
 	}
 
@@ -254,7 +257,7 @@ func TestGPUPriceOverrideTakesPrecedence(t *testing.T) {
 	rec = c.post("/prices/gpu/"+itoa(p5.ID), url.Values{"on_demand": {"16"}, "spot": {""}, "note": {"2026 EDP"}})
 	wantStatus(t, rec, http.StatusSeeOther)
 	_, got = apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "overrides", 1))
-	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "67.66" {
+	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "108.15" {
 		t.Fatalf("after edit p5.48xlarge = %v", o)
 	}
 	rec = c.post("/prices/gpu/"+itoa(p5.ID), url.Values{"on_demand": {"-1"}})
@@ -262,7 +265,7 @@ func TestGPUPriceOverrideTakesPrecedence(t *testing.T) {
 	rec = c.post("/prices/gpu/"+itoa(p5.ID)+"/delete", nil)
 	wantStatus(t, rec, http.StatusSeeOther)
 	_, got = apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "overrides", 1))
-	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "232.75" {
+	if o := optionFor(t, got, "p5.48xlarge", "on-demand"); o["cost_usd"] != "372.02" {
 		t.Fatalf("after delete p5.48xlarge = %v", o)
 	}
 
@@ -272,7 +275,7 @@ func TestGPUPriceOverrideTakesPrecedence(t *testing.T) {
 	rec = c.post("/prices/gpu", url.Values{"provider": {"coreweave"}, "instance_type": {"h100-8x"}, "gpu": {"H100"}, "gpu_count": {"8"}, "on_demand": {"20"}})
 	wantStatus(t, rec, http.StatusSeeOther)
 	_, got = apiCall(t, b, token, "/api/v1/advise", `{"job":"full-finetune","model":"llama-3.1-8b","tokens":1e9,"provider":"coreweave"}`)
-	if o := optionFor(t, got, "h100-8x", "on-demand"); o["cost_usd"] != "84.58" {
+	if o := optionFor(t, got, "h100-8x", "on-demand"); o["cost_usd"] != "135.18" {
 		t.Fatalf("coreweave h100-8x = %v", o)
 	}
 }
@@ -421,8 +424,9 @@ func TestBreakEvenDefaultsFromUsage(t *testing.T) {
 		v, _ := d.Find(`#breakeven-form [name=` + name + `]`).Attr("value")
 		return v
 	}
-	// Sums of the rows in the window: uncached input = 330M − 60M cached.
-	if val("input_tokens") != "270000000" || val("cached_tokens") != "60000000" || val("output_tokens") != "105000000" {
+	// The largest-spend model, on its own tokens: gpt-4.1-mini's uncached input 300M − 50M cached,
+	// 100M output ($100 + $5 + $160 = $265, against claude-haiku-4-5's $46).
+	if val("input_tokens") != "250000000" || val("cached_tokens") != "50000000" || val("output_tokens") != "100000000" {
 		t.Fatalf("defaults: input %s cached %s output %s", val("input_tokens"), val("cached_tokens"), val("output_tokens"))
 	}
 	if val("models") != "gpt-4.1-mini" || val("peak_factor") != "2.40" {
@@ -450,7 +454,7 @@ func TestBreakEvenDefaultsFromUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := chart.Series[len(chart.Series)-1]
-	if len(chart.Series) != 2 || last.MarkLine == nil || last.MarkLine.Data[0].XAxis != 435e6 {
+	if len(chart.Series) != 2 || last.MarkLine == nil || last.MarkLine.Data[0].XAxis != 400e6 {
 		t.Fatalf("chart series = %+v", chart.Series)
 	}
 
@@ -475,7 +479,7 @@ func TestAPIBreakEven(t *testing.T) {
 	b := setup(t)
 	_, _, c, token := orgWithToken(t, b)
 
-	body := `{"model":"gpt-4.1-mini","input_tokens":3e8,"output_tokens":1e8,"gpu":"H100","gpu_price":"2.99","price_source":"%s"}`
+	body := `{"model":"gpt-4.1-mini","open_model":"llama-3.1-8b","input_tokens":3e8,"output_tokens":1e8,"gpu":"H100","gpu_price":"2.99","price_source":"%s"}`
 	rec, got := apiCall(t, b, token, "/api/v1/breakeven", strings.Replace(body, "%s", "overrides", 1))
 	wantStatus(t, rec, http.StatusOK)
 	for _, k := range []string{"api_cost_month_usd", "self_host_cost_month_usd", "gpus_needed", "break_even_tokens_per_month", "utilization_at_break_even", "verdict", "curve"} {
@@ -526,8 +530,8 @@ func TestScenarios(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
-	member := storetest.Member(t, b.st, org, store.RoleMember)
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	member := storetest.Member(t, b.st, org, access.Member)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
 	mc := b.client(t)
 	mc.login(member.Email)
 
@@ -591,8 +595,8 @@ func TestPricesRoles(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
+	member := storetest.Member(t, b.st, org, access.Member)
 	if _, err := b.st.UpsertGPUPriceOverrides(ctx(), org.ID, owner.ID, []store.GPUPriceOverrideInput{{
 		Provider: "aws", InstanceType: "p5.48xlarge", OnDemand: ptr(decimal.RequireFromString("8")),
 	}}); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -59,7 +59,7 @@ func TestSignupInviteAccept(t *testing.T) {
 	}
 	bobUser, _ := b.st.UserByEmail(ctx(), "bob@example.com")
 	m, err := b.st.Membership(ctx(), org.ID, bobUser.ID)
-	if err != nil || m.Role != store.RoleMember {
+	if err != nil || m.Role != access.Member {
 		t.Fatalf("bob's membership = %+v, %v; want member", m, err)
 	}
 
@@ -73,7 +73,7 @@ func TestInviteAcceptByExistingUser(t *testing.T) {
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Joinable"})
 	other := storetest.User(t, b.st, storetest.UserOpts{})
-	_, token, err := b.st.CreateInvite(ctx(), org.ID, other.Email, store.RoleViewer, owner.ID)
+	_, token, err := b.st.CreateInvite(ctx(), org.ID, other.Email, access.Viewer, owner.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestInviteAcceptByExistingUser(t *testing.T) {
 	c.login(other.Email)
 	c.get("/join/" + token)
 	wantStatus(t, c.post("/join/"+token, nil), http.StatusSeeOther)
-	if m, err := b.st.Membership(ctx(), org.ID, other.ID); err != nil || m.Role != store.RoleViewer {
+	if m, err := b.st.Membership(ctx(), org.ID, other.ID); err != nil || m.Role != access.Viewer {
 		t.Fatalf("membership = %+v, %v; want viewer", m, err)
 	}
 }
@@ -158,8 +158,8 @@ func TestViewerCannotWrite(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
+	member := storetest.Member(t, b.st, org, access.Member)
 	c := b.client(t)
 	c.login(viewer.Email)
 	wantStatus(t, c.get("/dashboard"), http.StatusOK)
@@ -190,7 +190,7 @@ func TestLastOwnerStays(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
-	admin := storetest.Member(t, b.st, org, store.RoleAdmin)
+	admin := storetest.Member(t, b.st, org, access.Admin)
 	c := b.client(t)
 	c.login(owner.Email)
 	c.get("/members")

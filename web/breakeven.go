@@ -19,10 +19,6 @@ import (
 	"github.com/burnrate/burnrate/web/views"
 )
 
-// usageWindow is how much of the org's LLM usage the break-even defaults
-// come from: the last 30 days, taken as one month.
-const usageWindow = 30
-
 // handleBreakEven shows the break-even page; like the advisor, a GET whose
 // URL is the scenario, and a fragment for htmx.
 func (s *Server) handleBreakEven(c echo.Context) error {
@@ -61,11 +57,7 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 	ctx := c.Request().Context()
 	st, org := s.db(c), currentOrg(c)
 	now := time.Now()
-	// The last 30 whole days up to today, in the org's time zone.
-	y, m, d := now.In(org.Location()).Date()
-	to := time.Date(y, m, d, 0, 0, 0, 0, org.Location()).AddDate(0, 0, 1)
-	from := to.AddDate(0, 0, -usageWindow)
-	usage, err := st.LLMUsageByModel(ctx, org.ID, from, to)
+	usage, from, to, err := advisor.OrgUsage(ctx, st, *org, now)
 	if err != nil {
 		return views.BreakEvenView{}, err
 	}
@@ -89,6 +81,8 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 		UsageFrom: from.Format(time.DateOnly), UsageTo: to.AddDate(0, 0, -1).Format(time.DateOnly),
 	}
 	b, errs := breakEvenBodyFromForm(form)
+	// The mix is always the org's own usage, each model at its own rates.
+	b.Usage = advisor.MixUsage(usage)
 	if len(errs) > 0 {
 		p, _ := advisor.LoadOrgPrices(ctx, nil, 0, advisor.PriceCatalog, now)
 		v.Errors, v.Prices = errs, priceInfo(p)
@@ -112,17 +106,14 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 	return v, nil
 }
 
-// breakEvenDefaults starts from the org's last 30 days of LLM usage (all
-// models), compared against its biggest priced model, with its measured
-// peak factor.
+// breakEvenDefaults starts from the org's largest-spend model over the last
+// 30 days (at its own price), on its own tokens, compared with an open model
+// of its tier, with the org's measured peak factor.
 func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
-	t := views.UsageTotals(usage)
+	t := store.LLMUsage{}
 	model := "gpt-4.1-mini"
-	for _, u := range usage {
-		if _, ok := pricing.DefaultLLMPrices().Lookup(u.Model); ok {
-			model = u.Model
-			break
-		}
+	if u, ok := advisor.LargestSpend(usage, pricing.DefaultLLMPrices()); ok {
+		model, t = u.Model, u
 	}
 	pf := "2"
 	if peak.Factor >= 1 {
@@ -131,7 +122,7 @@ func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
 	return url.Values{
 		"models": {model}, "input_tokens": {strconv.FormatInt(t.UncachedInputTokens(), 10)},
 		"output_tokens": {strconv.FormatInt(t.OutputTokens, 10)}, "cached_tokens": {strconv.FormatInt(t.CachedTokens, 10)},
-		"open_model": {"llama-3.1-8b"}, "precision": {"bf16"}, "pricing": {"on-demand"}, "utilization": {"0.7"},
+		"open_model": {""}, "substitutes": {""}, "precision": {""}, "pricing": {"on-demand"}, "utilization": {"0.7"},
 		"peak_factor": {pf}, "overhead_month_usd": {"0"}, "seq_len": {"4096"}, "price_source": {advisor.PriceOverrides},
 	}
 }
@@ -155,10 +146,18 @@ func breakEvenBodyFromForm(v url.Values) (advisor.BreakEvenBody, []string) {
 		SeqLen:           f.int(quantity.Count, "seq_len", "Context per sequence"),
 		PriceSource:      v.Get("price_source"),
 	}
-	if m := strings.TrimSpace(v.Get("open_model")); m != "" && m != "custom" {
-		b.OpenModel = m
-	} else {
+	switch m := strings.TrimSpace(v.Get("open_model")); m {
+	case "": // the tier table's substitute
+	case "custom":
 		b.OpenParams = f.float(quantity.Params, "open_params", "Parameters")
+	default:
+		b.OpenModel = m
+	}
+	subs, err := advisor.ParseSubstitutes(v.Get("substitutes"))
+	if err != nil {
+		f.errs = append(f.errs, "Open substitutes: "+strings.TrimPrefix(err.Error(), "substitutes: "))
+	} else if len(subs) > 0 {
+		b.Substitutes = subs
 	}
 	return b, f.errs
 }
@@ -178,6 +177,7 @@ func breakEvenValues(b advisor.BreakEvenBody) url.Values {
 		"provider":      {strings.Join(advisor.ProviderList(b.Provider, b.Providers), ",")},
 		"pricing":       {"on-demand"},
 		"price_source":  {b.PriceSource},
+		"substitutes":   {advisor.FormatSubstitutes(b.Substitutes)},
 	}
 	if b.OpenModel == "" && b.OpenParams > 0 {
 		v.Set("open_model", "custom")

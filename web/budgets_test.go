@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -82,7 +83,7 @@ func TestOnlyAdminsChangeBudgets(t *testing.T) {
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
 	bud := createBudget(t, b, org, owner)
-	for _, role := range []store.Role{store.RoleViewer, store.RoleMember} {
+	for _, role := range []access.Role{access.Viewer, access.Member} {
 		u := storetest.Member(t, b.st, org, role)
 		c := b.client(t)
 		c.login(u.Email)
@@ -101,7 +102,7 @@ func TestOnlyAdminsChangeBudgets(t *testing.T) {
 		wantStatus(t, c.post("/budgets/"+itoa(bud.ID), url.Values{"name": {"x"}, "amount": {"10"}}), http.StatusForbidden)
 		wantStatus(t, c.post("/budgets/"+itoa(bud.ID)+"/delete", nil), http.StatusForbidden)
 	}
-	admin := storetest.Member(t, b.st, org, store.RoleAdmin)
+	admin := storetest.Member(t, b.st, org, access.Admin)
 	c := b.client(t)
 	c.login(admin.Email)
 	wantStatus(t, c.post("/budgets", url.Values{"name": {"Admin's"}, "amount": {"10"}}), http.StatusSeeOther)

@@ -3,6 +3,7 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -37,8 +38,8 @@ func currentOrg(c echo.Context) *store.Org {
 
 // currentRole is the user's role in currentOrg ("" when there is none).
 // API tokens act as members: they can import and read, not administer.
-func currentRole(c echo.Context) store.Role {
-	r, _ := c.Get(keyRole).(store.Role)
+func currentRole(c echo.Context) access.Role {
+	r, _ := c.Get(keyRole).(access.Role)
 	return r
 }
 

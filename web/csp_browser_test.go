@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web/browsertest"
@@ -52,8 +53,8 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
-	leaver := storetest.Member(t, b.st, org, store.RoleViewer)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
+	leaver := storetest.Member(t, b.st, org, access.Viewer)
 
 	bctx := browsertest.New(t, 2*time.Minute)
 	if err := chromedp.Do(bctx,
@@ -196,7 +197,7 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			m, err := b.st.Membership(ctx(), org.ID, viewer.ID)
-			if err == nil && m.Role == store.RoleMember {
+			if err == nil && m.Role == access.Member {
 				break
 			}
 			if time.Now().After(deadline) {

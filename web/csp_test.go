@@ -9,6 +9,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -36,7 +37,7 @@ func TestCSPForbidsInlineScript(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner, token, _ := demoOrg(t, b)
-	storetest.Member(t, b.st, store.Org{ID: org.ID}, store.RoleViewer)
+	storetest.Member(t, b.st, store.Org{ID: org.ID}, access.Viewer)
 	if _, err := b.st.CreateScenario(ctx(), org.ID, owner.ID, store.ScenarioBreakEven, "Saved",
 		json.RawMessage(`{"model":"gpt-4.1-mini","input_tokens":1e8,"output_tokens":1e7}`)); err != nil {
 		t.Fatal(err)

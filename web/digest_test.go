@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/digest"
-	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -19,7 +19,7 @@ func TestDigestUnsubscribe(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
-	other := storetest.Member(t, b.st, org, store.RoleAdmin)
+	other := storetest.Member(t, b.st, org, access.Admin)
 	key, err := digest.UnsubscribeKey(ctx(), b.st)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestDigestSettings(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: `Acme <b>ML</b>`})
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	member := storetest.Member(t, b.st, org, access.Member)
 	c := b.client(t)
 	c.login(owner.Email)
 

@@ -101,7 +101,7 @@ func (s *Server) handleImportUpload(c echo.Context) error {
 			return err
 		}
 		var done func()
-		req.Progress, done = s.progress.start(currentOrg(c).ID, c.FormValue("upload_key"))
+		req.Progress, done = s.startUploadProgress(currentOrg(c).ID, c.FormValue("upload_key"))
 		res, err := s.importer.With(s.db(c)).Import(c.Request().Context(), req, f)
 		done()
 		f.Close()

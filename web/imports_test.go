@@ -12,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -95,7 +96,7 @@ func TestViewerCannotUpload(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _ := storetest.Org(t, b.st, storetest.OrgOpts{})
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
 	c := b.client(t)
 	c.login(viewer.Email)
 	rec := c.get("/imports")

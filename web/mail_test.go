@@ -14,11 +14,11 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/mail/mailtest"
-	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
@@ -138,7 +138,7 @@ func TestInviteEmail(t *testing.T) {
 		t.Fatal("the outbox says mail is off when it is on")
 	}
 	// Members do not see the outbox.
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	member := storetest.Member(t, b.st, org, access.Member)
 	m := b.client(t)
 	m.login(member.Email)
 	wantStatus(t, m.get("/settings/mail"), http.StatusForbidden)

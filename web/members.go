@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -48,13 +49,13 @@ func (s *Server) handleMemberRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	role := store.Role(c.FormValue("role"))
+	role := access.Role(c.FormValue("role"))
 	if !role.Valid() {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "Unknown role "+strconv.Quote(string(role))+": use owner, admin, member or viewer.")
 	}
 	actor := currentRole(c)
 	m, err := s.db(c).SetMemberRole(c.Request().Context(), currentOrg(c).ID, userID, role, func(m store.Member) error {
-		if (role == store.RoleOwner || m.Role == store.RoleOwner) && actor != store.RoleOwner {
+		if (role == access.Owner || m.Role == access.Owner) && actor != access.Owner {
 			return echo.NewHTTPError(http.StatusForbidden, "Only owners can make or unmake owners.")
 		}
 		return nil
@@ -76,7 +77,7 @@ func (s *Server) handleMemberRemove(c echo.Context) error {
 	}
 	actor := currentRole(c)
 	m, revoked, err := s.db(c).RemoveMember(c.Request().Context(), currentOrg(c).ID, userID, func(m store.Member) error {
-		if m.Role == store.RoleOwner && actor != store.RoleOwner {
+		if m.Role == access.Owner && actor != access.Owner {
 			return echo.NewHTTPError(http.StatusForbidden, "Only owners can remove owners.")
 		}
 		return nil
@@ -105,10 +106,10 @@ func removedText(email string, revokedTokens int64) string {
 // handleInviteCreate makes an invite link and shows it once.
 func (s *Server) handleInviteCreate(c echo.Context) error {
 	f := views.InviteForm{Email: strings.TrimSpace(c.FormValue("email")), Role: c.FormValue("role")}
-	role := store.Role(f.Role)
+	role := access.Role(f.Role)
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Error = "Enter the teammate's email address, like ann@example.com."
-	} else if role != store.RoleAdmin && role != store.RoleMember && role != store.RoleViewer {
+	} else if role != access.Admin && role != access.Member && role != access.Viewer {
 		f.Error = "Invite as admin, member or viewer."
 	}
 	if f.Error != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -21,7 +22,7 @@ func TestOwnersDemotingEachOtherLeaveAnOwner(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, ann := storetest.Org(t, b.st, storetest.OrgOpts{})
-	bob := storetest.Member(t, b.st, org, store.RoleOwner)
+	bob := storetest.Member(t, b.st, org, access.Owner)
 	clients := map[int64]*client{}
 	for _, u := range []store.User{ann, bob} {
 		c := b.client(t)
@@ -89,10 +90,10 @@ func TestRemovingMemberRevokesTheirTokens(t *testing.T) {
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
 	ann := storetest.User(t, b.st, storetest.UserOpts{Email: "ann@x.com"})
-	if err := b.st.AddMember(ctx(), org.ID, ann.ID, store.RoleAdmin); err != nil {
+	if err := b.st.AddMember(ctx(), org.ID, ann.ID, access.Admin); err != nil {
 		t.Fatal(err)
 	}
-	bob := storetest.Member(t, b.st, org, store.RoleAdmin)
+	bob := storetest.Member(t, b.st, org, access.Admin)
 	other, _ := storetest.Org(t, b.st, storetest.OrgOpts{Owner: &ann})
 	token := func(orgID, userID int64, name string) (store.APIToken, string) {
 		tok, secret, err := b.st.CreateAPIToken(ctx(), orgID, name, userID)
@@ -147,7 +148,7 @@ func TestRemovingMemberRevokesTheirTokens(t *testing.T) {
 	if got := doc(t, c.get("/members")).Find(`[data-testid=flash]`).Text(); got != "Removed "+bob.Email+" and revoked 1 API token they created." {
 		t.Errorf("flash = %q", got)
 	}
-	viewer := storetest.Member(t, b.st, org, store.RoleViewer)
+	viewer := storetest.Member(t, b.st, org, access.Viewer)
 	c.get("/members")
 	wantStatus(t, c.post("/members/"+itoa(viewer.ID)+"/remove", nil), http.StatusSeeOther)
 	if got := doc(t, c.get("/members")).Find(`[data-testid=flash]`).Text(); got != "Removed "+viewer.Email+"." {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -23,7 +24,7 @@ const sessionCookie = "burnrate_session"
 const csrfField = "_csrf"
 
 const (
-	roleAdmin = store.RoleAdmin
+	roleAdmin = access.Admin
 )
 
 func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/api/") }
@@ -228,7 +229,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(keyOrg, &org)
-		c.Set(keyRole, store.RoleMember)
+		c.Set(keyRole, access.Member)
 		return next(c)
 	}
 }
@@ -305,7 +306,7 @@ func (s *Server) refuseViewerWrites(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // requireRole refuses users below min in the current org.
-func (s *Server) requireRole(min store.Role) echo.MiddlewareFunc {
+func (s *Server) requireRole(min access.Role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if !currentRole(c).AtLeast(min) {

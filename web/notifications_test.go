@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
-	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
@@ -315,7 +315,7 @@ func TestOnlyAdminsChangeNotifications(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	member := storetest.Member(t, b.st, org, store.RoleMember)
+	member := storetest.Member(t, b.st, org, access.Member)
 	c := b.client(t)
 	c.login(member.Email)
 	rec := c.get("/settings/notifications")

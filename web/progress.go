@@ -1,65 +1,52 @@
 package web
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
 )
 
-// uploadProgress tracks how many rows running browser uploads have read,
-// so the page can show processing progress while the upload's request is
-// still being answered. It lives in this process: with several app
-// instances, a poll that reaches another one shows no count, which the page
-// handles as "still processing".
-type uploadProgress struct {
-	mu   sync.Mutex
-	runs map[string]*progressRun
-}
+// progressWriteTimeout bounds each progress write. Progress is a courtesy:
+// when the pool is busy the page shows "still processing" for a moment
+// rather than the import waiting for a connection it does not need.
+const progressWriteTimeout = 250 * time.Millisecond
 
-type progressRun struct {
-	rows    atomic.Int64
-	started time.Time
-}
-
-func newUploadProgress() *uploadProgress {
-	return &uploadProgress{runs: map[string]*progressRun{}}
-}
-
-// start registers an upload under its org and the key the page chose, and
-// returns the callback the importer reports to and a function to forget it.
-func (p *uploadProgress) start(orgID int64, key string) (report func(int64), done func()) {
+// startUploadProgress records how many rows a browser upload has read, in
+// the database, so that the page's polls are answered whichever app
+// instance they reach (docs/operations.md, "Several instances"). It returns
+// the callback the importer reports to and a function to call when the
+// upload has ended. The writes go through the unfenced pool, not the
+// request's connection: that one is inside the import's transaction, whose
+// rows nobody else can see until it commits.
+func (s *Server) startUploadProgress(orgID int64, key string) (report func(int64), done func()) {
 	if key == "" || len(key) > 64 {
 		return nil, func() {}
 	}
-	k := strconv.FormatInt(orgID, 10) + ":" + key
-	run := &progressRun{started: time.Now()}
-	p.mu.Lock()
-	p.runs[k] = run
-	p.mu.Unlock()
-	return func(rows int64) { run.rows.Store(rows) }, func() {
-		p.mu.Lock()
-		delete(p.runs, k)
-		p.mu.Unlock()
+	write := func(op string, fn func(ctx context.Context) error) {
+		ctx, cancel := context.WithTimeout(context.Background(), progressWriteTimeout)
+		defer cancel()
+		if err := fn(ctx); err != nil {
+			s.log.Debug("upload progress not recorded", slog.String("op", op), slog.Any("error", err))
+		}
 	}
-}
-
-func (p *uploadProgress) rows(orgID int64, key string) (int64, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	run, ok := p.runs[strconv.FormatInt(orgID, 10)+":"+key]
-	if !ok {
-		return 0, false
-	}
-	return run.rows.Load(), true
+	write("start", func(ctx context.Context) error { return s.store.SetUploadProgress(ctx, orgID, key, 0) })
+	return func(rows int64) {
+			write("report", func(ctx context.Context) error { return s.store.SetUploadProgress(ctx, orgID, key, rows) })
+		}, func() {
+			write("done", func(ctx context.Context) error { return s.store.ClearUploadProgress(ctx, orgID, key) })
+		}
 }
 
 // handleImportProgress answers the upload page's polls with a line of text.
 func (s *Server) handleImportProgress(c echo.Context) error {
-	rows, ok := s.progress.rows(currentOrg(c).ID, c.QueryParam("key"))
+	rows, ok, err := s.db(c).UploadProgress(c.Request().Context(), currentOrg(c).ID, c.QueryParam("key"))
+	if err != nil {
+		return err
+	}
 	if !ok || rows == 0 {
 		return c.String(http.StatusOK, "Processing… rows are being checked and imported")
 	}

@@ -191,4 +191,8 @@ func (s *Server) routes() {
 	e.POST("/api/v1/advise", s.handleAPIAdvise, api...)
 	e.POST("/api/v1/breakeven", s.handleAPIBreakEven, api...)
 	// --- end GPU advisor, break-even and prices ---
+
+	// Savings found in the org's bills: the what-if is the query string.
+	e.GET("/savings", s.handleSavings, app()...)
+	e.GET("/api/v1/savings", s.handleAPISavings, api...)
 }

@@ -86,7 +86,6 @@ type Server struct {
 	store    *store.Store
 	cfg      Config
 	importer *ingest.Importer
-	progress *uploadProgress
 	echo     *echo.Echo
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
@@ -131,7 +130,6 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.IPExtractor, s.echo.SchemeExtractor = forwardedTrust(cfg.TrustedProxies)
 	s.metrics = newMetrics()
-	s.progress = newUploadProgress()
 	s.imports = newImportSlots(cfg.MaxImportsPerOrg)
 	s.routes()
 	return s

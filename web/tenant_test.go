@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -21,8 +22,8 @@ type orgFixtures map[string]string
 
 func makeOrgFixtures(t *testing.T, b *bundle, org store.Org, owner store.User) orgFixtures {
 	t.Helper()
-	member := storetest.Member(t, b.st, org, store.RoleMember)
-	inv, _, err := b.st.CreateInvite(ctx(), org.ID, "someone@example.com", store.RoleMember, owner.ID)
+	member := storetest.Member(t, b.st, org, access.Member)
+	inv, _, err := b.st.CreateInvite(ctx(), org.ID, "someone@example.com", access.Member, owner.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

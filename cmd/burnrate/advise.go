@@ -27,7 +27,7 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var b advisor.AdviseBody
-	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs string
+	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs, memFraction, datacenter string
 	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
 	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
 	fs.StringVar(&params, "params", "", "parameter count of a custom model instead of --model (e.g. 13e9 or 13B)")
@@ -37,11 +37,13 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	fs.StringVar(&seqLen, "seq-len", "", "sequence length / context per sequence (default 4096)")
 	fs.StringVar(&concurrency, "concurrency", "", "concurrent sequences (serving), or a batch cap (batch inference)")
 	fs.StringVar(&target, "target-tokens-per-s", "", "generated tokens per second to sustain (serving)")
-	fs.StringVar(&deadline, "deadline-hours", "", "finish within this many hours (0: no deadline)")
+	fs.StringVar(&deadline, "deadline-hours", "", "finish within this many hours (training default 1440, 60 days)")
 	fs.BoolVar(&b.Spot, "spot", false, "allow spot/preemptible prices (with the interruption overhead)")
 	fs.StringVar(&b.GPU, "gpu", "", "only this GPU type, e.g. H100, A100-80GB, L4")
 	fs.StringVar(&b.Provider, "provider", "", "only these providers, comma-separated (aws, gcp, azure, lambda, runpod, …)")
-	fs.StringVar(&maxGPUs, "max-gpus", "", "most GPUs in one configuration (default 64)")
+	fs.StringVar(&maxGPUs, "max-gpus", "", "most GPUs in one configuration (default 64; training: derived from the job)")
+	fs.StringVar(&memFraction, "memory-fraction", "", "share of each GPU's memory to plan on (default 0.9)")
+	fs.StringVar(&datacenter, "datacenter-only", "", "true: leave out consumer GPUs and marketplace hosts; false: include them (default: true for serving, training, full-finetune)")
 	fs.StringVar(&mfu, "mfu", "", "model-FLOPs utilisation (default 0.4)")
 	fs.StringVar(&eta, "eta", "", "achievable fraction of memory bandwidth in decode (default 0.7)")
 	fs.BoolVar(&b.IncludeSuspicious, "include-suspicious", false, "use prices flagged as suspicious (GCP a2/a3/a4)")
@@ -70,6 +72,20 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if v := f.float(quantity.Fraction, "eta", eta); v != 0 {
 		b.Eta = &v
 	}
+	if v := f.float(quantity.Fraction, "memory-fraction", memFraction); v != 0 {
+		b.MemoryFraction = &v
+	}
+	switch strings.ToLower(strings.TrimSpace(datacenter)) {
+	case "":
+	case "true", "on", "yes":
+		on := true
+		b.DatacenterOnly = &on
+	case "false", "off", "no":
+		off := false
+		b.DatacenterOnly = &off
+	default:
+		return fmt.Errorf("advise: --datacenter-only must be true or false, got %q", datacenter)
+	}
 	if f.err != nil {
 		return fmt.Errorf("advise: %w", f.err)
 	}
@@ -92,16 +108,32 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if len(adv.Options) > 0 {
 		fmt.Fprintln(stdout)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/1M tok\tmem GB need/have\t")
+		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/1M tok\tmem GB need/usable\tprecision\tbadge\t")
 		for _, o := range adv.Options {
 			perM := "-"
 			if o.USDPerMTok != nil {
 				perM = o.USDPerMTok.StringFixed(4)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d× %s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t\n", o.Provider, o.InstanceType, o.GPUs, o.GPU,
-				o.Pricing, o.Hours, o.GPUHours, o.CostUSD.StringFixed(2), perM, o.MemoryNeededGB, o.MemoryAvailableGB)
+			gpus := fmt.Sprintf("%d× %s", o.GPUs, o.GPU)
+			if o.Instances > 1 {
+				gpus = fmt.Sprintf("%d×%d=%d %s", o.Instances, o.GPUsPerInstance, o.GPUs, o.GPU)
+			}
+			badge := o.Badge
+			if badge == "" {
+				badge = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
+				o.Pricing, o.Hours, o.GPUHours, o.CostUSD.StringFixed(2), perM, o.MemoryNeededGB, o.MemoryAvailableGB, o.Precision, badge)
 		}
 		tw.Flush()
+	}
+	for _, o := range adv.Options {
+		if o.Caveat != "" {
+			fmt.Fprintf(stdout, "\n%s %s: %s", o.Provider, o.InstanceType, o.Caveat)
+		}
+		for _, n := range o.Notes {
+			fmt.Fprintf(stdout, "\n%s %s: %s", o.Provider, o.InstanceType, n)
+		}
 	}
 	fmt.Fprintf(stdout, "\n%d configuration(s) excluded (--json lists them with why). Prices: %s, as of %s.\n",
 		len(adv.Excluded), adv.Assumptions.PriceSource, adv.Assumptions.PriceAsOf)

@@ -80,7 +80,7 @@ func TestBreakEvenJSON(t *testing.T) {
 	var out bytes.Buffer
 	// The issue's worked case: one H100 at $2.99/h (~$2,183/month) against
 	// gpt-4.1-mini at 3:1 input:output breaks even near 3.1B tokens/month.
-	err := run(context.Background(), []string{"breakeven", "--model", "gpt-4.1-mini", "--input-tokens", "300M", "--output-tokens", "100M",
+	err := run(context.Background(), []string{"breakeven", "--model", "gpt-4.1-mini", "--open-model", "llama-3.1-8b", "--input-tokens", "300M", "--output-tokens", "100M",
 		"--gpu", "H100", "--gpu-price", "2.99", "--throughput", "5000", "--utilization", "1", "--peak-factor", "1", "--json"},
 		env(nil), &out, &bytes.Buffer{})
 	if err != nil {
@@ -143,8 +143,8 @@ func TestAdviseWithOrgPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 4.2288 h on one p5.48xlarge at the org's $8.00/h (see the web test).
-	if !strings.Contains(out.String(), `"cost_usd": "33.83"`) {
+	// 6.7591 h on one p5.48xlarge at the org's $8.00/h (see the web test).
+	if !strings.Contains(out.String(), `"cost_usd": "54.07"`) {
 		t.Fatalf("advise --org printed %.1500s", out.String())
 	}
 }
@@ -175,5 +175,79 @@ func TestAdviseRefusesHugeNumbers(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%v: err = %v, want it to contain %s", args, err, want)
 		}
+	}
+}
+
+// TestBreakEvenMixCLI: the fair break-even from the command line, the same
+// figures as the API's (docs/advisor.md, "Fair break-even").
+func TestBreakEvenMixCLI(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"breakeven", "--usage", "gpt-4o-mini=2B/500M,gpt-4o=1B/200M", "--json"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		API    decimal.Decimal `json:"api_cost_month_usd"`
+		Source string          `json:"open_model_source"`
+		Mix    struct {
+			API    decimal.Decimal `json:"api_cost_month_usd"`
+			Models []struct {
+				Model     string          `json:"model"`
+				OpenModel string          `json:"open_model"`
+				API       decimal.Decimal `json:"api_cost_month_usd"`
+			} `json:"models"`
+		} `json:"mix"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %.500s", err, out.String())
+	}
+	// gpt-4o at its own $2.50/$10: $4,500; gpt-4o-mini at $0.15/$0.60: $600.
+	m := got.Mix.Models
+	if got.API.String() != "4500" || got.Mix.API.String() != "5100" || len(m) != 2 || m[0].Model != "gpt-4o" || m[0].OpenModel != "deepseek-v3" ||
+		m[1].OpenModel != "qwen3-32b" || m[1].API.String() != "600" || got.Source != "tier table (frontier open)" {
+		t.Fatalf("breakeven --usage --json = %.1500s", out.String())
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"breakeven", "--usage", "gpt-4o=1B/200M", "--substitute", "gpt-4o=none", "--model", "gpt-4o"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "gpt-4o has no credible open substitute") || !strings.Contains(out.String(), "The whole usage, model by model") {
+		t.Fatalf("breakeven text = %s", out.String())
+	}
+	for name, args := range map[string][]string{
+		"BadUsage":      {"breakeven", "--usage", "gpt-4o=1B"},
+		"BadSubstitute": {"breakeven", "--usage", "gpt-4o=1B/1M", "--substitute", "gpt-4o"},
+		"OrgUsageNoOrg": {"breakeven", "--org-usage"},
+	} {
+		if err := run(context.Background(), args, env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// TestAdviseCLIShowsInstancesAndBadges: several machines read as
+// instances × GPUs, and consumer cards carry their caveat.
+func TestAdviseCLIShowsInstancesAndBadges(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "600",
+		"--gpu", "RTX3090", "--datacenter-only", "false"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "instances × 4 RTX3090") || !strings.Contains(out.String(), "no ECC") {
+		t.Fatalf("advise printed %s", out.String())
+	}
+	out.Reset()
+	err = run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "1", "--gpu", "H100",
+		"--provider", "aws", "--memory-fraction", "0.95", "--json"}, env(nil), &out, &bytes.Buffer{})
+	if err != nil || !strings.Contains(out.String(), `"memory_available_gb": 75,`) {
+		t.Fatalf("--memory-fraction 0.95 (75 GB usable of 80): %v %.800s", err, out.String())
+	}
+	if err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "4", "--datacenter-only", "maybe"},
+		env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("--datacenter-only maybe accepted")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/burnrate/burnrate/advisor"
@@ -21,12 +23,15 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	fs := flag.NewFlagSet("breakeven", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	var b advisor.BreakEvenBody
-	var input, output, cached, throughput, gpuPrice, overhead, openParams, utilization, peak, seqLen string
-	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (required)")
+	var input, output, cached, throughput, gpuPrice, overhead, openParams, utilization, peak, seqLen, subs, usage string
+	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (default with a mix: its largest-spend model)")
 	fs.StringVar(&input, "input-tokens", "", "uncached input tokens per month (1e9, 1B, 300M …)")
 	fs.StringVar(&output, "output-tokens", "", "output tokens per month")
 	fs.StringVar(&cached, "cached-tokens", "", "cache-read input tokens per month")
-	fs.StringVar(&b.OpenModel, "open-model", "", "self-hosted open model (default llama-3.1-8b)")
+	fs.StringVar(&b.OpenModel, "open-model", "", "self-hosted open model (default: one of comparable quality, from the tier table)")
+	fs.StringVar(&subs, "substitute", "", "override the tier table: api-model=open-model (or =none), comma-separated")
+	fs.StringVar(&usage, "usage", "", "monthly tokens per API model for the mix: model=input/output[/cached], comma-separated (e.g. gpt-4o=1B/200M,gpt-4o-mini=2B/500M)")
+	fs.BoolVar(&b.OrgUsage, "org-usage", false, "with --org: the mix from the org's last 30 days of LLM usage")
 	fs.StringVar(&openParams, "open-params", "", "parameter count of a custom self-hosted model instead of --open-model")
 	fs.StringVar(&b.Precision, "precision", "", "self-hosted weights: fp32, bf16 (default), fp16, fp8, int8, int4")
 	fs.StringVar(&b.GPU, "gpu", "", "GPU type to self-host on (default: the advisor picks)")
@@ -58,8 +63,30 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
 	b.GPUPrice = f.money("gpu-price", gpuPrice)
 	b.OverheadMonthUSD = f.money("overhead", overhead)
+	for _, part := range strings.Split(usage, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		model, toks, ok := strings.Cut(part, "=")
+		nums := strings.Split(toks, "/")
+		if !ok || strings.TrimSpace(model) == "" || len(nums) < 2 || len(nums) > 3 {
+			return fmt.Errorf("breakeven: --usage %q is not model=input/output[/cached]", part)
+		}
+		u := advisor.UsageBody{Model: strings.TrimSpace(model)}
+		u.InputTokens = f.float(quantity.Tokens, "usage "+u.Model+" input", nums[0])
+		u.OutputTokens = f.float(quantity.Tokens, "usage "+u.Model+" output", nums[1])
+		if len(nums) == 3 {
+			u.CachedTokens = f.float(quantity.Tokens, "usage "+u.Model+" cached", nums[2])
+		}
+		b.Usage = append(b.Usage, u)
+	}
 	if f.err != nil {
 		return fmt.Errorf("breakeven: %w", f.err)
+	}
+	if s, err := advisor.ParseSubstitutes(subs); err != nil {
+		return fmt.Errorf("breakeven: --%w", err)
+	} else if len(s) > 0 {
+		b.Substitutes = s
 	}
 
 	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
@@ -77,10 +104,14 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 		return enc.Encode(res)
 	}
 	fmt.Fprintln(stdout, res.Verdict)
-	fmt.Fprintf(stdout, "\nAPI:         $%s/month\n", res.APICostMonthUSD.StringFixed(2))
-	fmt.Fprintf(stdout, "self-hosted: $%s/month (%d× %s, %s, $%s/GPU-hour, %.0f tokens/s per GPU %s)\n",
-		res.SelfHostCostMonthUSD.StringFixed(2), res.GPUsNeeded, res.SelfHost.GPU, res.SelfHost.Pricing,
-		res.SelfHost.USDPerGPUHour.StringFixed(2), res.SelfHost.TokensPerSecPerGPU, res.SelfHost.ThroughputSource)
+	fmt.Fprintf(stdout, "\nAPI:         $%s/month (%s at its own rates)\n", res.APICostMonthUSD.StringFixed(2), res.Models[0].Model)
+	gpus := fmt.Sprintf("%d× %s", res.GPUsNeeded, res.SelfHost.GPU)
+	if res.Replicas > 1 {
+		gpus = fmt.Sprintf("%d replicas × %d = %d× %s", res.Replicas, res.SelfHost.GPUsPerReplica, res.GPUsNeeded, res.SelfHost.GPU)
+	}
+	fmt.Fprintf(stdout, "self-hosted: $%s/month (%s on %s, %s, $%s/GPU-hour, %.0f tokens/s per GPU %s; open model from %s)\n",
+		res.SelfHostCostMonthUSD.StringFixed(2), res.SelfHost.OpenModel, gpus, res.SelfHost.Pricing,
+		res.SelfHost.USDPerGPUHour.StringFixed(2), res.SelfHost.TokensPerSecPerGPU, res.SelfHost.ThroughputSource, res.OpenModelSource)
 	if res.BreakEvenTokensPerMonth != nil {
 		fmt.Fprintf(stdout, "break-even:  %d tokens/month at %.0f%% average GPU utilisation\n", *res.BreakEvenTokensPerMonth, *res.UtilizationAtBreakEven*100)
 	} else {
@@ -88,6 +119,27 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	}
 	for _, m := range res.Models[1:] {
 		fmt.Fprintf(stdout, "  %s: %s\n", m.Model, m.Verdict)
+	}
+	if m := res.Mix; m != nil {
+		fmt.Fprintf(stdout, "\nThe whole usage, model by model:\n%s\n\n", m.Verdict)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "API model\tAPI USD/month\tUSD/1M\topen substitute\tself-hosted USD/month\tbreak-even tokens/month\t")
+		for _, r := range m.Models {
+			open, self, be := "none: "+r.NoSubstituteReason, "-", "-"
+			if r.OpenModel != "" {
+				open = fmt.Sprintf("%s (%s, %s)", r.OpenModel, r.Tier, r.SubstituteSource)
+				be = "never"
+			}
+			if r.SelfHostCostMonthUSD != nil {
+				self = r.SelfHostCostMonthUSD.StringFixed(2)
+			}
+			if r.BreakEvenTokensPerMonth != nil {
+				be = fmt.Sprint(*r.BreakEvenTokensPerMonth)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, r.APICostMonthUSD.StringFixed(2), r.APIUSDPerMTok.StringFixed(4), open, self, be)
+		}
+		fmt.Fprintf(tw, "all models\t%s\t\t\t%s\t\t\n", m.APICostMonthUSD.StringFixed(2), m.SelfHostCostMonthUSD.StringFixed(2))
+		tw.Flush()
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/mail/mailtest"
 	"github.com/burnrate/burnrate/pricing"
@@ -40,7 +41,7 @@ func TestDigestArrivesOnceFromTwoServers(t *testing.T) {
 		time.Sleep(time.Until(now.Truncate(time.Hour).Add(time.Hour + time.Second)))
 	}
 	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Loop Co"})
-	admin := storetest.Member(t, st, org, store.RoleAdmin)
+	admin := storetest.Member(t, st, org, access.Admin)
 	yesterday := time.Now().UTC().AddDate(0, 0, -1)
 	var csv strings.Builder
 	csv.WriteString("BilledCost,ChargePeriodStart,BillingCurrency,ProviderName,ServiceName,BillingAccountId\n")

@@ -46,6 +46,8 @@ Commands:
   digest --org SLUG [--date YYYY-MM-DD] [--send [--when over|always]] [--json]
                              an org's daily digest of one day (default yesterday),
                              printed, or delivered once with --send
+  savings --org SLUG [--share PERCENT] [--commit-discount PERCENT] [--json]
+                             savings found in an org's bills, with the evidence
   demo [--email E] [--password P]
                              create a demo org with 90 days of generated spend and budgets
 
@@ -97,6 +99,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runBreakEven(ctx, cfg, log, rest, stdout)
 	case "digest":
 		return runDigest(ctx, cfg, log, rest, stdout)
+	case "savings":
+		return runSavings(ctx, cfg, log, rest, stdout)
 	case "demo":
 		return runDemo(ctx, cfg, log, rest, stdout)
 	case "version":

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -74,7 +75,7 @@ func Org(t testing.TB, st *store.Store, opts OrgOpts) (store.Org, store.User) {
 }
 
 // Member creates a user with role in org.
-func Member(t testing.TB, st *store.Store, org store.Org, role store.Role) store.User {
+func Member(t testing.TB, st *store.Store, org store.Org, role access.Role) store.User {
 	t.Helper()
 	u := User(t, st, UserOpts{})
 	if err := st.AddMember(context.Background(), org.ID, u.ID, role); err != nil {

@@ -9,7 +9,7 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/burnrate/burnrate/store"
+import "github.com/burnrate/burnrate/access"
 
 // OrgForm is the new-org form's state.
 type OrgForm struct {
@@ -373,6 +373,6 @@ func SettingsPage(s Shell, f SettingsForm) templ.Component {
 
 var commonTimeZones = []string{"UTC", "Europe/London", "Europe/Berlin", "Europe/Paris", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "America/Sao_Paulo", "Asia/Tokyo", "Asia/Shanghai", "Asia/Singapore", "Asia/Kolkata", "Australia/Sydney"}
 
-func roleOptions() []store.Role { return store.Roles }
+func roleOptions() []access.Role { return access.Roles }
 
 var _ = templruntime.GeneratedTemplate

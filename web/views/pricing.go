@@ -50,13 +50,17 @@ type AssumptionField struct {
 
 // AssumptionFields lists every field of pricing.Assumptions the form edits.
 var AssumptionFields = []AssumptionField{
-	{"mfu", "MFU", "model-FLOPs utilisation for training and compute-bound inference"},
+	{"mfu", "MFU", "model-FLOPs utilisation of training a 70B+ model (smaller models reach less)"},
+	{"inference_mfu", "Inference MFU", "compute-bound inference: prefill and large-batch decode"},
+	{"memory_fraction", "Memory fraction", "share of each GPU's memory to plan on"},
+	{"runtime_reserve_gb", "Runtime reserve (GB)", "per GPU: CUDA context and engine"},
 	{"eta", "η (bandwidth efficiency)", "achievable fraction of memory bandwidth in decode"},
 	{"training_flops_factor", "Training FLOPs / (N·D)", "6: 2 forward + 4 backward"},
 	{"lora_flops_factor", "LoRA FLOPs / (N·D)", "4: no weight gradients for the frozen base"},
 	{"training_bytes_per_param", "Training bytes / param", "mixed-precision AdamW: 2 + 2 + 12"},
 	{"qlora_bytes_per_param", "QLoRA bytes / param", "4-bit NF4 base with constants"},
-	{"adapter_fraction", "LoRA adapter fraction", "trainable params / base params"},
+	{"adapter_fraction", "LoRA adapter fraction", "trainable params / base params (0: from the rank)"},
+	{"lora_rank", "LoRA rank", "adapters on every attention and MLP projection"},
 	{"micro_batch", "Micro-batch", "sequences per GPU whose activations are held"},
 	{"inference_memory_overhead", "Inference memory overhead", "× weight bytes for runtime buffers"},
 	{"slow_interconnect_mfu_factor", "MFU factor without NVLink", "multi-GPU training over PCIe"},

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/burnrate/burnrate/savings"
+	"github.com/burnrate/burnrate/store"
+)
+
+// runSavings is 'burnrate savings': the Savings page's findings for an org
+// (package savings, as GET /api/v1/savings computes them), as text or the
+// API's JSON.
+func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("savings", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	slug := fs.String("org", "", "the org's slug (required)")
+	share := fs.String("share", "40", "share of a model's requests moved to its smaller sibling, in percent")
+	discount := fs.String("commit-discount", "", "the 1-year commitment discount your provider quotes, in percent (default: commitments are not priced)")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *slug == "" || fs.NArg() > 0 {
+		return errors.New("savings: usage: burnrate savings --org SLUG [--share PERCENT] [--commit-discount PERCENT] [--json]")
+	}
+	opts := savings.DefaultOptions()
+	var err error
+	if opts.RoutingShare, err = savings.ParsePercent("--share", *share); err != nil {
+		return fmt.Errorf("savings: %w", err)
+	}
+	if *discount != "" {
+		if opts.CommitDiscount, err = savings.ParsePercent("--commit-discount", *discount); err != nil {
+			return fmt.Errorf("savings: %w", err)
+		}
+	}
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	org, err := db.store.OrgBySlug(ctx, *slug)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("savings: no org with slug %q", *slug)
+	}
+	if err != nil {
+		return err
+	}
+	opts.Now = time.Now()
+	rep, err := savings.Find(ctx, db.store, org, opts)
+	if err != nil {
+		return fmt.Errorf("savings: %w", err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if rep.To.IsZero() {
+		fmt.Fprintln(stdout, "No bills imported yet.")
+		return nil
+	}
+	fmt.Fprintf(stdout, "Bills of %s to %s (%s days with charges), per month of 730 hours.\n",
+		rep.From.Format(time.DateOnly), rep.To.Format(time.DateOnly), rep.CoveredDays)
+	if len(rep.Totals) == 0 {
+		fmt.Fprintln(stdout, "Savings found: none.")
+	}
+	for _, t := range rep.Totals {
+		fmt.Fprintf(stdout, "Savings found: %s/month\n", savings.Money(t.Amount, t.Currency))
+	}
+	for _, f := range rep.Findings {
+		amount := "not priced"
+		if f.Priced {
+			amount = savings.Money(f.Monthly, f.Currency) + "/month"
+		}
+		fmt.Fprintf(stdout, "\n[%s] %s\n  %s\n  %s\n", f.Kind, f.Title, amount, f.Detail)
+		for _, e := range f.Evidence {
+			what := e.Resource
+			if e.Model != "" {
+				what = e.Model
+			}
+			fmt.Fprintf(stdout, "  - %s %s %s: %s to %s, %s instance-hours, %d charges, %s\n", e.Provider, e.InstanceType, what,
+				e.From, e.To, e.Hours, e.Charges, savings.Money(e.Amount, f.Currency))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// TestSavingsCommand prints an org's savings from a FOCUS bill with an
+// unowned GPU instance running around the clock, as text and as the API's
+// JSON; a bad share names the flag.
+func TestSavingsCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "GPU Co"})
+	var f strings.Builder
+	f.WriteString("BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,ServiceName,ChargeCategory,SkuMeter,ResourceId,ConsumedQuantity,ConsumedUnit,BillingAccountId\n")
+	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 9 {
+		d := first.AddDate(0, 0, i)
+		fmt.Fprintf(&f, "390.912,%s,%s,USD,AWS,Amazon Elastic Compute Cloud,Usage,USE1-BoxUsage:g5.48xlarge,i-0abc,24,Hours,acct-1\n",
+			d.Format(time.RFC3339), d.AddDate(0, 0, 1).Format(time.RFC3339))
+	}
+	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "gpu.csv", Via: "test"}, strings.NewReader(f.String())); err != nil {
+		t.Fatal(err)
+	}
+	savingsCmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(ctx, append([]string{"savings"}, args...),
+			env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{})
+		return out.String(), err
+	}
+
+	text, err := savingsCmd("--org", org.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Savings found: $11,890.24/month", "[always-on] g5.48xlarge i-0abc running 24/7 for 9 days, $390.91/day, no tags at all",
+		"AWS g5.48xlarge i-0abc: 2026-11-01 to 2026-11-09, 216 instance-hours, 9 charges, $3,518.21"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	out, err := savingsCmd("--org", org.Slug, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct {
+		Findings []struct {
+			Kind    string
+			Monthly string `json:"monthly_savings"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || len(js.Findings) != 1 || js.Findings[0].Monthly != "11890.24" {
+		t.Errorf("JSON (%v): %s", err, out)
+	}
+	if _, err := savingsCmd("--org", org.Slug, "--share", "1e999"); err == nil || !strings.Contains(err.Error(), "--share") {
+		t.Errorf("bad share: %v", err)
+	}
+	if _, err := savingsCmd("--org", "nope"); err == nil || !strings.Contains(err.Error(), "no org") {
+		t.Errorf("unknown org: %v", err)
+	}
+}

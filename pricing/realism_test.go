@@ -1,0 +1,271 @@
+package pricing
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The advisor's answers checked against what an ML engineer knows and what
+// was published (docs/advisor.md, "Checked against published figures").
+
+func TestQLoRA70BAtBF16NeverRunsBF16OnV100(t *testing.T) {
+	t.Parallel()
+	off := false
+	a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-70b", Precision: BF16, Tokens: 1e8, MaxOptions: -1, DatacenterOnly: &off}, nil)
+	if len(a.Options) == 0 {
+		t.Fatal("no options")
+	}
+	var volta int
+	for _, o := range a.Options {
+		g, _ := DefaultCatalog().GPU(o.GPU)
+		if !g.BF16 {
+			volta++
+			if o.Precision != FP16 || len(o.Notes) == 0 || !strings.Contains(o.Notes[0], "runs at fp16") || !strings.Contains(o.Reason, "has no bf16") {
+				t.Errorf("%s %s (%s) at %s, notes %q", o.Provider, o.InstanceType, o.GPU, o.Precision, o.Notes)
+			}
+		} else if o.Precision != BF16 {
+			t.Errorf("%s %s: precision %s on a GPU with bf16", o.Provider, o.InstanceType, o.Precision)
+		}
+	}
+	if volta == 0 {
+		t.Error("no V100/T4 option at all: the conversion is untested")
+	}
+	// fp8 training needs FP8 tensor cores: the V100 and the A100 are excluded with the reason.
+	f := mustAdvise(t, AdviceRequest{Job: JobFullFinetune, Model: "llama-3.2-1b", Precision: FP8, Tokens: 1e8, MaxOptions: -1}, nil)
+	for _, it := range []string{"p3.16xlarge", "p4d.24xlarge"} {
+		if e, ok := findExcluded(f, it); !ok || !strings.Contains(e.Reason, "no FP8 tensor cores") {
+			t.Errorf("%s: exclusion %+v", it, e)
+		}
+	}
+	for _, o := range f.Options {
+		if g, _ := DefaultCatalog().GPU(o.GPU); !g.FP8 {
+			t.Errorf("fp8 training on %s", o.GPU)
+		}
+	}
+	// fp8 serving on an A100 runs as FP8 weights with 16-bit compute, and says so; int8 on V100 is excluded.
+	s := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Precision: FP8, Concurrency: 8, GPU: "A100-80GB", MaxOptions: -1}, nil)
+	if len(s.Options) == 0 || !strings.Contains(s.Options[0].Reason, "fp8 weights with 16-bit compute") {
+		t.Errorf("fp8 on A100: %+v", s.Options)
+	}
+	v := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Precision: INT8, Concurrency: 8, GPU: "V100", MaxOptions: -1}, nil)
+	if len(v.Options) != 0 || len(v.Excluded) == 0 || !strings.Contains(v.Excluded[0].Reason, "no INT8 tensor cores") {
+		t.Errorf("int8 on V100: options %d, excluded %+v", len(v.Options), v.Excluded)
+	}
+}
+
+func TestQLoRA70BFitsOn48GBCards(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 70B at the QLoRA paper's 512-token sequences: base 0.55 · 70.6e9 = 38.83 GB,
+	// rank-16 adapters 207M × 8 B = 1.66 GB, activations 2 · 512 · 8192 · 80 = 0.67 GB → 41.2 GB of
+	// the 0.9 · 48 − 1 = 42.2 GB usable on one L40S, A6000 or A40.
+	for _, gpu := range []string{"L40S", "A6000", "A40"} {
+		a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-70b", Tokens: 1e7, SeqLen: 512, GPU: gpu, MaxOptions: -1}, nil)
+		var single *Option
+		for i, o := range a.Options {
+			if o.GPUs == 1 {
+				single = &a.Options[i]
+				break
+			}
+		}
+		if single == nil {
+			t.Fatalf("%s: no single-GPU option; excluded %+v", gpu, a.Excluded)
+		}
+		approx(t, gpu+" memory needed", single.MemoryNeededGB, 41.2, 0.003)
+		if single.MemoryAvailableGB != 42.2 || !strings.Contains(single.Reason, "margin 1 GB") {
+			t.Errorf("%s: available %g, reason %q", gpu, single.MemoryAvailableGB, single.Reason)
+		}
+	}
+	// At 4,096-token sequences the checkpointed activations (5.4 GB) no longer fit one 48 GB card:
+	// the exclusion says by how much, and two cards (states sharded) do.
+	a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-70b", Tokens: 1e7, GPU: "L40S", MaxOptions: -1}, nil)
+	if e, ok := findExcluded(a, "g6e.xlarge"); !ok || e.Reason != "needs 45.9 GB, 42.2 GB available" {
+		t.Errorf("g6e.xlarge exclusion = %+v", e)
+	}
+	if len(a.Options) == 0 || a.Options[0].GPUs < 2 {
+		t.Errorf("options at 4,096 tokens: %+v", a.Options)
+	}
+}
+
+func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
+	t.Parallel()
+	// 600 concurrent 4,096-token sequences of Llama 3.1 8B need several 4× RTX 3090 machines.
+	off := false
+	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 600, GPU: "RTX3090", MaxOptions: -1, DatacenterOnly: &off}, nil)
+	var multi int
+	for _, o := range a.Options {
+		if o.GPUs != o.Instances*o.GPUsPerInstance {
+			t.Errorf("%s: %d GPUs ≠ %d × %d", o.InstanceType, o.GPUs, o.Instances, o.GPUsPerInstance)
+		}
+		if o.Instances > 1 {
+			multi++
+			want := fmtInt(float64(o.Instances)) + " instance(s) × " + fmtInt(float64(o.GPUsPerInstance)) + " RTX3090 = " + fmtInt(float64(o.GPUs)) + " GPUs"
+			if !strings.HasPrefix(o.Reason, want) || !strings.Contains(o.Config(), " instances × ") {
+				t.Errorf("reason %q, config %q; want prefix %q", o.Reason, o.Config(), want)
+			}
+		}
+		if o.Badge == "" || o.Caveat == "" {
+			t.Errorf("RTX 3090 option without a badge: %+v", o)
+		}
+	}
+	if multi == 0 {
+		t.Fatal("no multi-instance option")
+	}
+	// The summary carries the winner's caveat.
+	if !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
+		t.Errorf("summary %q lacks the caveat %q", a.Summary, a.Options[0].Caveat)
+	}
+}
+
+func TestTraining405BGetsAClusterWithinTheDefaultDeadline(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 405B on 15.6T tokens: 3.8e25 FLOPs. No deadline or GPU cap given: 60 days, and a
+	// cap derived from the job (4× what B200s need), so the answer is a cluster, not 20 years.
+	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12, MaxOptions: -1}, nil)
+	if len(a.Options) == 0 {
+		t.Fatalf("no options: %s", a.Summary)
+	}
+	if a.Assumptions.DeadlineHours != DefaultTrainingDeadlineHours || a.Assumptions.MaxGPUs <= 64 {
+		t.Errorf("deadline %g, cap %d", a.Assumptions.DeadlineHours, a.Assumptions.MaxGPUs)
+	}
+	for _, o := range a.Options {
+		if o.Hours > DefaultTrainingDeadlineHours || o.GPUs > a.Assumptions.MaxGPUs || o.GPUs != o.Instances*o.GPUsPerInstance {
+			t.Errorf("%s %s: %g h on %d GPUs", o.Provider, o.InstanceType, o.Hours, o.GPUs)
+		}
+	}
+	w := a.Options[0]
+	if w.GPUs < 4000 || !strings.Contains(a.Summary, "finishing in") {
+		t.Errorf("winner %d GPUs, summary %q", w.GPUs, a.Summary)
+	}
+	t.Logf("405B: %s; cap %d GPUs", a.Summary, a.Assumptions.MaxGPUs)
+
+	// With the old fixed cap of 64 GPUs nothing fits, and the summary says which limit to raise to what.
+	c := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12, MaxGPUs: 64, Providers: []string{"aws"}}, nil)
+	if len(c.Options) != 0 || !strings.Contains(c.Summary, "raise max_gpus to ") || !strings.Contains(c.Summary, "raise the deadline to ") {
+		t.Errorf("capped summary = %q", c.Summary)
+	}
+}
+
+// publishedRun is a pre-training run whose GPU-hours its model card or
+// paper gives.
+type publishedRun struct {
+	name     string
+	params   float64 // parameters
+	tokens   float64 // pre-training tokens
+	gpu      string
+	gpuHours float64 // published
+	source   string
+}
+
+// publishedRuns are the pre-training GPU-hours the training defaults are
+// checked against (docs/advisor.md, "Checked against published figures").
+var publishedRuns = []publishedRun{
+	{"Llama 3.1 8B", 8.03e9, 15e12, "H100", 1.46e6, "Llama 3.1 model card (meta-llama/llama-models, models/llama3_1/MODEL_CARD.md): 1.46M H100-80GB GPU-hours, 15T+ tokens"},
+	{"Llama 3.1 70B", 70.6e9, 15e12, "H100", 7.0e6, "Llama 3.1 model card: 7.0M H100-80GB GPU-hours"},
+	{"Llama 3.1 405B", 405.9e9, 15.6e12, "H100", 30.84e6, "Llama 3.1 model card: 30.84M GPU-hours; 15.6T tokens per The Llama 3 Herd of Models (arXiv:2407.21783)"},
+	{"Llama 3 8B", 8.03e9, 15e12, "H100", 1.3e6, "Llama 3 model card (meta-llama/llama3, MODEL_CARD.md): 1.3M H100-80GB GPU-hours, 15T+ tokens"},
+	{"Llama 3 70B", 70.6e9, 15e12, "H100", 6.4e6, "Llama 3 model card: 6.4M H100-80GB GPU-hours"},
+	{"Llama 3.2 1B", 1.23e9, 9e12, "H100", 370e3, "Llama 3.2 model card (models/llama3_2/MODEL_CARD.md): 370k H100-80GB GPU-hours, up to 9T tokens"},
+	{"Llama 3.2 3B", 3.21e9, 9e12, "H100", 460e3, "Llama 3.2 model card: 460k H100-80GB GPU-hours, up to 9T tokens"},
+	{"Llama 2 7B", 6.74e9, 2e12, "A100-80GB", 184320, "Llama 2 model card / arXiv:2307.09288 Table 2: 184,320 A100-80GB GPU-hours, 2T tokens"},
+	{"Llama 2 13B", 13.0e9, 2e12, "A100-80GB", 368640, "Llama 2 model card: 368,640 A100-80GB GPU-hours"},
+	{"Llama 2 70B", 69e9, 2e12, "A100-80GB", 1720320, "Llama 2 model card: 1,720,320 A100-80GB GPU-hours"},
+	{"LLaMA 7B", 6.7e9, 1e12, "A100-80GB", 82432, "LLaMA (Touvron et al. 2023, arXiv:2302.13971) Table 15: 82,432 A100-80GB GPU-hours, 1.0T tokens"},
+	{"LLaMA 13B", 13.0e9, 1e12, "A100-80GB", 135168, "LLaMA Table 15: 135,168 GPU-hours, 1.0T tokens"},
+	{"LLaMA 33B", 32.5e9, 1.4e12, "A100-80GB", 530432, "LLaMA Table 15: 530,432 GPU-hours, 1.4T tokens"},
+	{"LLaMA 65B", 65.2e9, 1.4e12, "A100-80GB", 1022362, "LLaMA Table 15: 1,022,362 GPU-hours, 1.4T tokens"},
+}
+
+func TestPublishedTrainingRunsWithin2x(t *testing.T) {
+	t.Parallel()
+	for _, run := range publishedRuns {
+		a := mustAdvise(t, AdviceRequest{Job: JobTraining, Params: run.params, Tokens: run.tokens, GPU: run.gpu, MaxOptions: 1}, nil)
+		if len(a.Options) == 0 {
+			t.Errorf("%s: no option: %s", run.name, a.Summary)
+			continue
+		}
+		ratio := a.Options[0].GPUHours / run.gpuHours
+		t.Logf("%-15s %-9s published %11s GPU-h, model %11s GPU-h, ratio %.2f", run.name, run.gpu,
+			fmtInt(run.gpuHours), fmtInt(a.Options[0].GPUHours), ratio)
+		if ratio < 0.5 || ratio > 2 {
+			t.Errorf("%s: model %.0f GPU-hours vs published %.0f (ratio %.2f), want within 2×", run.name, a.Options[0].GPUHours, run.gpuHours, ratio)
+		}
+	}
+}
+
+// servingBenchmark is a published serving throughput, in total (prompt +
+// generated) tokens per second.
+type servingBenchmark struct {
+	name       string
+	model      string
+	precision  Precision
+	gpu        string
+	gpus       int
+	inputShare float64 // prompt tokens / all tokens of the run
+	total      float64 // published total tokens/s
+	source     string
+}
+
+// servingBenchmarks are ShareGPT serving runs (vLLM's and SGLang's
+// `bench serve`, many prompts at once): the model is run at vLLM's default
+// batch cap of 256 sequences and 512 tokens of context per sequence (ShareGPT
+// requests average about 215 prompt + 200 generated tokens).
+var servingBenchmarks = []servingBenchmark{
+	{"SGLang Llama 3.1 8B, 1× H100", "llama-3.1-8b", BF16, "H100", 1, 6070.0 / (6070 + 5595), 6070 + 5595,
+		"arc53/llm-price-compass gpu-benchmarks.csv: 1000 prompts, 6,070 input + 5,595 output tok/s"},
+	{"vLLM Llama 3.1 8B, 1× L4", "llama-3.1-8b", BF16, "L4", 1, 558.0 / (558 + 513), 558 + 513,
+		"arc53/llm-price-compass gpu-benchmarks.csv: 1000 prompts, 558 input + 513 output tok/s"},
+	{"vLLM 0.6.6 Llama 3.3 70B, 4× A100-80GB TP4", "llama-3.3-70b", BF16, "A100-80GB", 4, 0.5, (1414 + 1496) / 2.0,
+		"vllm-project/vllm issue #12315: 200 ShareGPT prompts, 1,414–1,496 total tok/s (714–756 output)"},
+	{"vLLM Qwen3-VL-32B FP8 (text), 1× L40S", "qwen3-32b", FP8, "L40S", 1, 217393.0 / (217393 + 189963), 1333.62,
+		"vllm-project/vllm pull #29217 (before the kernel tuning): 1000 ShareGPT prompts, 217,393 input + 189,963 output tokens, 1,333.62 total tok/s"},
+}
+
+func TestServingBenchmarksWithin1_5x(t *testing.T) {
+	t.Parallel()
+	a := DefaultAssumptions()
+	for _, b := range servingBenchmarks {
+		m, err := LookupModel(b.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := DefaultCatalog().GPU(b.gpu)
+		tp, err := EstimateThroughput(m, b.precision, g, b.gpus, 512, 256, a)
+		if err != nil {
+			t.Errorf("%s: %v", b.name, err)
+			continue
+		}
+		got := tp.MixedTokensPerSec(b.inputShare)
+		ratio := got / b.total
+		t.Logf("%-45s published %7s tok/s, model %7s tok/s (batch %d, %s), ratio %.2f", b.name, fmtInt(b.total), fmtInt(got),
+			tp.Batch, map[bool]string{true: "bandwidth-bound", false: "compute-bound"}[tp.BandwidthBound], ratio)
+		if ratio < 1/1.5 || ratio > 1.5 || math.IsNaN(ratio) {
+			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.5×", b.name, got, b.total, ratio)
+		}
+	}
+}
+
+func BenchmarkAdviseTraining405B(b *testing.B) {
+	DefaultCatalog()
+	req := AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12}
+	for b.Loop() {
+		if _, err := Advise(req, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBreakEvenMix(b *testing.B) {
+	DefaultCatalog()
+	in := BreakEvenInput{Usage: []ModelUsage{
+		{Model: "gpt-4o", InputTokens: 1e9, OutputTokens: 2e8},
+		{Model: "gpt-4o-mini", InputTokens: 2e9, OutputTokens: 5e8},
+		{Model: "gpt-4.1-mini", InputTokens: 5e8, OutputTokens: 1e8},
+		{Model: "claude-sonnet-4-5", InputTokens: 1e8, OutputTokens: 1e7},
+	}}
+	for b.Loop() {
+		if _, err := BreakEven(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

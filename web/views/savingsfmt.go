@@ -1,0 +1,17 @@
+package views
+
+import (
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/savings"
+)
+
+func savingsMoney(d decimal.Decimal, currency string) string { return savings.Money(d, currency) }
+
+func savingsNum(d decimal.Decimal) string {
+	if d.IsZero() {
+		return "—"
+	}
+	return quantity.Group(d.Round(1).String())
+}
