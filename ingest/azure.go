@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"strings"
+
+	"github.com/burnrate/burnrate/store"
 )
 
 // azureParser reads Azure Cost Management cost details: legacy usage
@@ -12,9 +14,12 @@ type azureParser struct {
 	opts *Options
 	cost, payg, currency, date, subscription, billingAccount, billingStart,
 	servicePeriodStart, meterCategory, meterName, resourceID,
-	location, chargeType, quantity, unit, tags, additionalInfo, productName int
+	location, chargeType, quantity, unit, tags, additionalInfo, productName, pricingModel int
 
 	serviceType string // per-row scratch
+
+	// What the rows so far say of the file's cost basis (see costBasis).
+	amortizedSeen, actualSeen bool
 }
 
 func newAzure(h *header, o *Options) (parser, error) {
@@ -37,6 +42,7 @@ func newAzure(h *header, o *Options) (parser, error) {
 	p.tags = h.col("Tags")
 	p.additionalInfo = h.col("AdditionalInfo")
 	p.productName = h.col("ProductName", "Product")
+	p.pricingModel = h.col("PricingModel")
 	if p.cost < 0 {
 		return nil, &ParseError{Err: ErrMissingColumn, Msg: "CostInBillingCurrency, PreTaxCost or Cost (needed by azure-cost)"}
 	}
@@ -64,7 +70,7 @@ var azureServiceCategories = map[string]string{
 
 func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	var err error
-	row.ProviderName = "Microsoft"
+	row.ProviderName = "Microsoft Azure"
 	if row.ChargePeriodStart, err = c.time(p.date); err != nil {
 		return err
 	}
@@ -73,7 +79,9 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	// Actual and Amortized exports share columns; the cost column holds the
-	// basis of the file, so effective = billed.
+	// basis of the file (costBasis), and stands for both views until the
+	// other export of the period is imported (docs/data-model.md, "Cost
+	// bases").
 	row.EffectiveCost = row.BilledCost
 	if row.ListCost, err = c.moneyOr(p.payg, row.BilledCost); err != nil {
 		return err
@@ -90,6 +98,8 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 			row.ChargeCategory = ChargeAdjustment
 		}
 	}
+
+	p.noteBasis(c.text(p.chargeType), c.text(p.pricingModel), row.BilledCost.IsZero())
 
 	category := c.text(p.meterCategory)
 	row.ServiceName = category
@@ -146,4 +156,43 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 		setGPU(row, p.opts.GPUs, "azure", size, row.ConsumedQuantity, isHours)
 	}
 	return nil
+}
+
+// noteBasis notes what a row says of its file's cost basis. Only an
+// amortized export has UnusedReservation / UnusedSavingsPlan rows, and
+// prices the usage a commitment covers; an actual-cost export has that
+// usage at zero and the commitment's purchase as a Purchase row.
+func (p *azureParser) noteBasis(chargeType, pricingModel string, zero bool) {
+	ct, pm := strings.ToLower(chargeType), strings.ToLower(pricingModel)
+	committed := pm == "reservation" || pm == "savingsplan" || pm == "savings plan"
+	switch {
+	case ct == "unusedreservation" || ct == "unusedsavingsplan":
+		p.amortizedSeen = true
+	case committed && (ct == "usage" || ct == ""):
+		if zero {
+			p.actualSeen = true
+		} else {
+			p.amortizedSeen = true
+		}
+	case committed && ct == "purchase" && !zero:
+		p.actualSeen = true
+	}
+}
+
+// costBasis is the file's: amortized when a row shows it, else actual
+// (billed) when a row shows that; a file without commitments looks the same
+// either way, and its name decides ("…Amortized…"), else it is actual cost,
+// what Azure exports by default.
+func (p *azureParser) costBasis() store.CostBasis {
+	switch {
+	case p.amortizedSeen:
+		return store.CostAmortized
+	case p.actualSeen:
+		return store.CostBilled
+	}
+	name := strings.ToLower(p.opts.FileName)
+	if strings.Contains(name, "amortized") || strings.Contains(name, "amortised") {
+		return store.CostAmortized
+	}
+	return store.CostBilled
 }

@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"testing"
 
 	"github.com/burnrate/burnrate/ingest/curgen"
+	"github.com/burnrate/burnrate/store/storetest"
 )
 
 // BenchmarkParseAWSCUR parses a generated 130-column legacy CUR held in
@@ -83,4 +85,34 @@ func BenchmarkParseAWSCURParquet(b *testing.B) {
 	b.StopTimer()
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(rows/perOp, "rows/s")
+}
+
+// BenchmarkImportAWSCUR imports a generated legacy CUR into Postgres through
+// the Importer, a new org each time, and reports rows/s; with -cpuprofile
+// it shows the Go side of scripts/bench-import.
+func BenchmarkImportAWSCUR(b *testing.B) {
+	const rows = 200_000
+	var buf bytes.Buffer
+	if err := curgen.Generate(&buf, rows, 1); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	st := storetest.New(b)
+	im := NewImporter(st, testPrices, testGPUs)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		org, _ := storetest.Org(b, st, storetest.OrgOpts{})
+		b.StartTimer()
+		res, err := im.Import(context.Background(), ImportRequest{Org: org, FileName: "gen.csv", Via: "test"}, bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Rows != rows {
+			b.Fatalf("%d rows", res.Rows)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(rows/(b.Elapsed().Seconds()/float64(b.N)), "rows/s")
 }

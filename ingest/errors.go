@@ -32,6 +32,7 @@ var (
 	ErrEmptyValue     = errors.New("value is empty")
 	ErrNoPricer       = errors.New("no LLM price table configured")
 	ErrBadMapping     = errors.New("invalid column mapping")
+	ErrRepeatedID     = errors.New("repeats a request id with other values")
 )
 
 // ParseError reports a problem at a place in a file.

@@ -102,9 +102,13 @@ type ImportResult struct {
 	PeriodEnd    *string           `json:"period_end"`
 	ReplacedRows int64             `json:"replaced_rows"`
 	SkippedRows  int64             `json:"skipped_rows"`
+	MergedRows   int64             `json:"merged_rows"`
 	Duplicate    bool              `json:"duplicate"`
 	ImportedAt   time.Time         `json:"imported_at"`
 	Totals       map[string]string `json:"totals"`
+	// CostBasis is the view of the bill the file states: "billed" or
+	// "amortized" for an Azure export, "" for files carrying both.
+	CostBasis string `json:"cost_basis"`
 }
 
 // ImportError is a failed import: nothing was written, and the failure is
@@ -283,9 +287,18 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	err = im.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
 		if wr, err = tx.WriteCharges(ctx, req.Org.ID, imp.ID, loc, dedupeOf(rd.Source()), src); err != nil {
+			var kc *store.KeyConflictError
+			if errors.As(err, &kc) {
+				return &ParseError{File: req.FileName, Line: kc.Line, Err: &reason{
+					fmt.Sprintf("the request id %q is also on line %d, with other values", kc.Key, kc.FirstLine), ErrRepeatedID},
+					Msg: "a request has one row; remove the one that is wrong"}
+			}
 			return err
 		}
-		if src.rows == 0 {
+		// A file with no record after its header is refused; a file whose
+		// records all carry nothing (an export of empty usage buckets, days
+		// without use) is a fine file of no rows.
+		if src.rows == 0 && src.rd.Records() == 0 {
 			return fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
 		}
 		if im.RowQuota != nil {
@@ -312,8 +325,8 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		}
 		err = tx.FinishImport(ctx, req.Org.ID, imp.ID, store.ImportResult{
 			Source: string(rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
-			Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows,
-			PeriodStart: src.first, PeriodEnd: src.last, Totals: src.totals,
+			Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
+			CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
 		})
 		if errors.Is(err, store.ErrConflict) {
 			return errDuplicate // the same file, imported concurrently, committed first
@@ -459,7 +472,8 @@ func (hr *hashingReader) sum() []byte { return hr.h.Sum(nil) }
 func ResultOf(i store.Import) ImportResult {
 	res := ImportResult{
 		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
-		SkippedRows: i.SkippedRows, Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,
+		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, CostBasis: string(i.CostBasis),
+		Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,
 	}
 	if i.PeriodStart != nil {
 		s := i.PeriodStart.Format(time.DateOnly)
@@ -476,7 +490,8 @@ func ResultOf(i store.Import) ImportResult {
 }
 
 // chargeSource feeds a Reader's rows to store.WriteCharges, one reused
-// Charge at a time, and adds up the file's period and totals on the way.
+// Charge at a time, and notes the file's period on the way. The import's
+// totals are not added up here but by the store, from what it stored.
 type chargeSource struct {
 	rd       *Reader
 	loc      *time.Location
@@ -485,14 +500,13 @@ type chargeSource struct {
 	rows     int64
 	first    *time.Time
 	last     *time.Time
-	totals   map[string]decimal.Decimal
 	progress func(rows int64)
 	quota    Quota
 	err      error
 }
 
 func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
-	return &chargeSource{rd: rd, loc: loc, totals: map[string]decimal.Decimal{}, quota: Quota{Left: -1}}
+	return &chargeSource{rd: rd, loc: loc, quota: Quota{Left: -1}}
 }
 
 func (s *chargeSource) Next() bool {
@@ -548,6 +562,8 @@ func (s *chargeSource) Next() bool {
 		BillingAccountID:   r.BillingAccountID,
 		BillingPeriodStart: r.BillingPeriodStart,
 		DedupeKey:          r.DedupeKey,
+		ProviderRaw:        r.ProviderRaw,
+		ServiceRaw:         r.ServiceRaw,
 	}
 	// The file's period is in days of the org's time zone, like the dashboard.
 	t := r.ChargePeriodStart.In(s.loc)
@@ -560,12 +576,14 @@ func (s *chargeSource) Next() bool {
 		d := day
 		s.last = &d
 	}
-	s.totals[r.BillingCurrency] = s.totals[r.BillingCurrency].Add(r.BilledCost)
 	return true
 }
 
 func (s *chargeSource) Charge() *store.Charge { return &s.ch }
 func (s *chargeSource) Err() error            { return s.err }
+
+// CostBasis is the file's cost basis, known once its rows are read.
+func (s *chargeSource) CostBasis() store.CostBasis { return s.rd.CostBasis() }
 
 // PriceTable adapts an LLM price table to the LLMPricer seam.
 func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }

@@ -68,9 +68,14 @@ const (
 // stay valid after the next call to Next. Tags is owned by the Reader and is
 // overwritten by the next call to Next: use Clone to keep a row.
 type Row struct {
-	Source          Source
+	Source Source
+	// ProviderName and ServiceName are canonical (CanonicalProvider,
+	// CanonicalService); ProviderRaw and ServiceRaw keep what the file
+	// wrote when it differs, and are empty otherwise.
 	ProviderName    string
 	ServiceName     string
+	ProviderRaw     string `json:",omitempty"`
+	ServiceRaw      string `json:",omitempty"`
 	ServiceCategory string
 	SKU             string // usage type / meter / model
 	ResourceID      string

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/burnrate/burnrate/store"
 )
 
 // parser turns one record into a row. parse returns errSkip for records
@@ -211,6 +213,7 @@ type Reader struct {
 	pq     *parquetRecords // instead of csv and lim, for a Parquet file
 	parser parser
 	ctx    rowCtx
+	names  canonicalNames
 	tags   map[string]string
 	team   string
 	first  []string // first data record, read by Open
@@ -398,6 +401,26 @@ func (r *Reader) readFirst() error {
 	return nil
 }
 
+// Records returns how many records after the header were read so far,
+// including those that carry no charge (an empty usage bucket).
+func (r *Reader) Records() int { return r.records }
+
+// basisParser is implemented by parsers of formats that state one cost
+// basis per file, known once the file is read (Azure: actual or amortized).
+type basisParser interface {
+	costBasis() store.CostBasis
+}
+
+// CostBasis returns the cost basis the file's rows state, once Next has
+// returned io.EOF: store.CostBoth (every row carries billed and effective
+// cost) unless the format exports one view per file.
+func (r *Reader) CostBasis() store.CostBasis {
+	if bp, ok := r.parser.(basisParser); ok {
+		return bp.costBasis()
+	}
+	return store.CostBoth
+}
+
 // Source returns the detected or forced source.
 func (r *Reader) Source() Source { return r.source }
 
@@ -490,6 +513,12 @@ func (r *Reader) check(rec []string) error {
 		}
 	}
 	r.records++
+	// One pass over the record's bytes rather than two scans a cell: the
+	// check was an eighth of the parse time on a 130-column CUR. Only a
+	// record that fails is looked at cell by cell, to name the cell.
+	if text, ok := recordText(rec); ok && badText(text) < 0 {
+		return nil
+	}
 	for i, cell := range rec {
 		if at := badText(cell); at >= 0 {
 			line := r.line
@@ -553,8 +582,10 @@ func (r *Reader) checkDates(row *Row) error {
 	return nil
 }
 
-// finish attaches the tags map and resolves the team.
+// finish gives the row its canonical names, attaches the tags map and
+// resolves the team.
 func (r *Reader) finish(row *Row) {
+	r.names.apply(row)
 	if len(r.tags) == 0 {
 		row.Tags = nil
 	} else {

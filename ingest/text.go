@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the check every cell passes before a parser sees it.
@@ -31,6 +32,33 @@ func badText(s string) int {
 		i += size
 	}
 	return -1
+}
+
+// recordText returns a record's cells as one string, when they lie side by
+// side in memory, and false otherwise. encoding/csv returns a record's
+// fields as consecutive slices of one string, so the record's text can be
+// checked in one pass; each cell's place is verified rather than assumed,
+// so a record built any other way is checked cell by cell instead.
+func recordText(rec []string) (string, bool) {
+	var start *byte
+	var base uintptr // start's address: compared, never turned back into a pointer
+	n := 0
+	for _, cell := range rec {
+		if len(cell) == 0 {
+			continue // an empty cell's pointer says nothing of its place
+		}
+		p := unsafe.StringData(cell)
+		if start == nil {
+			start, base = p, uintptr(unsafe.Pointer(p))
+		} else if uintptr(unsafe.Pointer(p)) != base+uintptr(n) {
+			return "", false
+		}
+		n += len(cell)
+	}
+	if start == nil {
+		return "", true
+	}
+	return unsafe.String(start, n), true
 }
 
 // textReason says what is wrong with s at offset at (from badText): the

@@ -135,3 +135,30 @@ func utf16LE(s string) []byte {
 	}
 	return b
 }
+
+// TestRecordCheckNamesTheCell: the record is checked in one pass, and a bad
+// cell is still named by its line and column, wherever it sits.
+func TestRecordCheckNamesTheCell(t *testing.T) {
+	t.Parallel()
+	head := "BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceName\n"
+	for name, tc := range map[string]struct {
+		body, column string
+	}{
+		"last":           {"1,2024-01-01,2024-01-02,USD,ok\n2,2024-01-01,2024-01-02,USD,caf\xe9\n", "ServiceName"},
+		"first of empty": {"1,2024-01-01,2024-01-02,USD,\n,2024-01-01,2024-01-02,US\x00D,\n", "BillingCurrency"},
+		"quoted":         {"1,2024-01-01,2024-01-02,USD,\"a\"\"b\"\n2,2024-01-01,2024-01-02,USD,\"x\xff\"\n", "ServiceName"},
+	} {
+		_, _, err := readAll(t, strings.NewReader(head+tc.body), Options{FileName: "f.csv"})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != 3 || pe.Column != tc.column {
+			t.Errorf("%s: err = %v, want line 3 column %s", name, err, tc.column)
+		}
+	}
+	joined := "abcdef"
+	if text, ok := recordText([]string{joined[0:2], "", joined[2:3], joined[3:6]}); !ok || text != "abcdef" {
+		t.Errorf("side by side: %q, %v", text, ok)
+	}
+	if _, ok := recordText([]string{joined[0:2], joined[3:6]}); ok {
+		t.Error("a gap between cells was taken as one text")
+	}
+}

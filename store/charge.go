@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -47,6 +50,8 @@ type Charge struct {
 	BillingAccountID   string
 	BillingPeriodStart time.Time // zero when the source has no billing period
 	DedupeKey          string
+	ProviderRaw        string // the file's spelling of the provider, when not ProviderName
+	ServiceRaw         string // the file's spelling of the service, when not ServiceName
 }
 
 // chargeColumns are the columns WriteCharges copies, in Values order.
@@ -56,7 +61,7 @@ var chargeColumns = []string{
 	"billed_cost", "effective_cost", "list_cost", "billing_currency", "consumed_quantity", "consumed_unit",
 	"tags", "team", "x_instance_type", "x_gpu_type", "x_gpu_count", "x_gpu_hours", "x_model", "x_input_tokens",
 	"x_output_tokens", "x_cached_tokens", "x_requests", "x_priced_by_us", "billing_account_id",
-	"billing_period_start", "dedupe_key",
+	"billing_period_start", "dedupe_key", "x_provider_raw", "x_service_raw",
 }
 
 // Dedupe says what an import does with rows whose DedupeKey is already in
@@ -84,11 +89,38 @@ type ChargeSource interface {
 	Err() error
 }
 
-// WriteResult is what WriteCharges did.
+// CostBasisSource is a ChargeSource that knows, once its rows are read,
+// which cost its file states: an Azure export is either actual cost
+// (CostBilled) or amortized cost (CostAmortized), with the same columns
+// (see docs/data-model.md, "Cost bases"). A source that is not one, or says
+// CostBoth, carries both costs in every row.
+type CostBasisSource interface {
+	CostBasis() CostBasis
+}
+
+// WriteResult is what WriteCharges did, counted from what it stored.
 type WriteResult struct {
 	Rows         int64 // rows now in charges from this import
 	ReplacedRows int64 // older rows this import replaced (restated period or bucket)
 	SkippedRows  int64 // rows skipped as already imported (or repeated in the file)
+	MergedRows   int64 // rows added into an earlier row of the same bucket in the file
+	// Totals is the cost of the rows stored, per currency, in the import's
+	// basis: billed cost, or effective cost for an amortized export.
+	Totals    map[string]decimal.Decimal
+	CostBasis CostBasis
+}
+
+// KeyConflictError is a file with two rows under one request id that differ:
+// a request id names one request, so they cannot both be right. Nothing of
+// the file is written.
+type KeyConflictError struct {
+	Key             string
+	FirstLine, Line int
+}
+
+func (e *KeyConflictError) Error() string {
+	return fmt.Sprintf("line %d repeats the request id %q of line %d with other values; one request cannot have two rows",
+		e.Line, e.Key, e.FirstLine)
 }
 
 type restatement struct {
@@ -103,8 +135,71 @@ type rollupKey struct {
 }
 
 type rollupSums struct {
-	billed, effective, gpuHours           decimal.Decimal
+	billed, effective, gpuHours           decSum
 	input, output, cached, requests, rows int64
+}
+
+// decSum adds decimals exactly, as an int64 coefficient at the smallest
+// exponent seen while they fit, and as decimal.Decimal beyond: Decimal.Add
+// allocates two big integers a call, and the rollup adds three decimals a
+// row (a tenth of an import's client time).
+type decSum struct {
+	coef int64
+	exp  int32
+	big  decimal.Decimal // what did not fit in coef
+	used bool            // coef and exp hold a value
+}
+
+func (s *decSum) add(d decimal.Decimal) {
+	if d.NumDigits() > 18 {
+		s.big = s.big.Add(d)
+		return
+	}
+	c, e := d.CoefficientInt64(), d.Exponent()
+	if c == 0 {
+		return
+	}
+	if !s.used {
+		s.coef, s.exp, s.used = c, e, true
+		return
+	}
+	for ; e > s.exp; e-- {
+		if c > math.MaxInt64/10 || c < math.MinInt64/10 {
+			s.big = s.big.Add(d)
+			return
+		}
+		c *= 10
+	}
+	for ; s.exp > e; s.exp-- {
+		if s.coef > math.MaxInt64/10 || s.coef < math.MinInt64/10 {
+			s.fold()
+			s.big = s.big.Add(d)
+			return
+		}
+		s.coef *= 10
+	}
+	sum := s.coef + c
+	if (c > 0 && sum < s.coef) || (c < 0 && sum > s.coef) { // overflow
+		s.fold()
+		s.big = s.big.Add(d)
+		return
+	}
+	s.coef = sum
+}
+
+// fold moves coef into big.
+func (s *decSum) fold() {
+	if s.used {
+		s.big = s.big.Add(decimal.New(s.coef, s.exp))
+		s.coef, s.exp, s.used = 0, 0, false
+	}
+}
+
+func (s *decSum) value() decimal.Decimal {
+	if !s.used {
+		return s.big
+	}
+	return s.big.Add(decimal.New(s.coef, s.exp))
 }
 
 // rollup adds up rows per daily_spend key as they stream past, so that a
@@ -126,16 +221,29 @@ func (r *rollup) add(ch *Charge) {
 		s = &rollupSums{}
 		r.sums[k] = s
 	}
-	s.billed = s.billed.Add(ch.BilledCost)
-	s.effective = s.effective.Add(ch.EffectiveCost)
+	s.billed.add(ch.BilledCost)
+	s.effective.add(ch.EffectiveCost)
 	if !ch.GPUHours.IsZero() {
-		s.gpuHours = s.gpuHours.Add(ch.GPUHours)
+		s.gpuHours.add(ch.GPUHours)
 	}
 	s.input += ch.InputTokens
 	s.output += ch.OutputTokens
 	s.cached += ch.CachedTokens
 	s.requests += ch.Requests
 	s.rows++
+}
+
+// totals sums the rollup per currency, in basis's cost.
+func (r *rollup) totals(basis CostBasis) map[string]decimal.Decimal {
+	out := map[string]decimal.Decimal{}
+	for k, v := range r.sums {
+		amount := v.billed.value()
+		if basis == CostAmortized {
+			amount = v.effective.value()
+		}
+		out[k.currency] = out[k.currency].Add(amount)
+	}
+	return out
 }
 
 // write upserts the sums into daily_spend in one statement.
@@ -150,7 +258,7 @@ func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
 		source, provider, service = append(source, k.source), append(provider, k.provider), append(service, k.service)
 		subAccount, team, model = append(subAccount, k.subAccount), append(team, k.team), append(model, k.model)
 		category, gpu, currency = append(category, k.category), append(gpu, k.gpu), append(currency, k.currency)
-		billed, effective, gpuHours = append(billed, v.billed), append(effective, v.effective), append(gpuHours, v.gpuHours)
+		billed, effective, gpuHours = append(billed, v.billed.value()), append(effective, v.effective.value()), append(gpuHours, v.gpuHours.value())
 		input, output, cached = append(input, v.input), append(output, v.output), append(cached, v.cached)
 		requests, rows = append(requests, v.requests), append(rows, v.rows)
 	}
@@ -174,6 +282,9 @@ type copySource struct {
 	tags            []byte  // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
 	source          string  // of the rows copied (one per import)
 	err             error
+	binary          bool    // encoded by binaryCopy: Values is not used
+	cur             *Charge // the row Next moved to
+	lastPeriod      restatement
 }
 
 func (c *copySource) Next() bool {
@@ -181,9 +292,17 @@ func (c *copySource) Next() bool {
 		return false
 	}
 	ch := c.src.Charge()
-	c.source = ch.Source
+	c.source, c.cur = ch.Source, ch
 	if c.rollup != nil {
 		c.rollup.add(ch)
+	}
+	if c.binary {
+		if !ch.BillingPeriodStart.IsZero() {
+			if p := (restatement{ch.BillingAccountID, ch.BillingPeriodStart}); p != c.lastPeriod {
+				c.periods[p], c.lastPeriod = struct{}{}, p
+			}
+		}
+		return true
 	}
 	var tags []byte
 	if len(ch.Tags) > 0 {
@@ -201,7 +320,7 @@ func (c *copySource) Next() bool {
 		ch.BilledCost, ch.EffectiveCost, ch.ListCost, ch.BillingCurrency, ch.ConsumedQuantity, ch.ConsumedUnit,
 		tags, ch.Team, ch.InstanceType, ch.GPUType, ch.GPUCount, ch.GPUHours, ch.Model, ch.InputTokens,
 		ch.OutputTokens, ch.CachedTokens, ch.Requests, ch.PricedByUs, ch.BillingAccountID,
-		period, ch.DedupeKey)
+		period, ch.DedupeKey, ch.ProviderRaw, ch.ServiceRaw)
 	return true
 }
 
@@ -328,7 +447,9 @@ func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string
 //
 // Rows stream from src to Postgres by COPY, so memory does not grow with
 // the file. org_id is set here from the authenticated org, never from the
-// file.
+// file. Rows of one file that share a bucket key are added together
+// (DedupeReplace); rows under one request id must be the same row
+// (DedupeSkip), else it fails with a *KeyConflictError.
 func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
 	var res WriteResult
 	tz := loc.String()
@@ -352,35 +473,61 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		if _, err := s.q.Exec(ctx, `CREATE TEMP TABLE charges_staging (LIKE charges INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
 			return res, mapError("write charges: staging", err)
 		}
-		n, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges_staging"}, chargeColumns, cs)
+		n, err := s.copyBinary(ctx, "charges_staging", cs)
 		if err != nil {
 			return res, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 		}
 		copied = n
 	}
+	if bs, ok := src.(CostBasisSource); ok && dedupe == DedupeNone {
+		res.CostBasis = bs.CostBasis()
+	}
 
 	switch dedupe {
 	case DedupeNone:
 		res.Rows = copied
-		// A restated export replaces the earlier rows of its periods.
+		// A restated export replaces the earlier rows of its periods, of
+		// its own cost basis only: an Azure amortized export stands beside
+		// the actual-cost export of its period.
 		for p := range cs.periods {
 			n, err := s.deleteCharges(ctx, orgID, tz, `
 				c.import_id IN (
 					SELECT import_id FROM import_periods
-					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5 AND import_id <> $6
+					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5
+						AND cost_basis = $7 AND import_id <> $6
 				) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
-				cs.source, p.account, p.period, importID)
+				cs.source, p.account, p.period, importID, string(res.CostBasis))
 			if err != nil {
 				return res, mapError("write charges: replace restated period", err)
 			}
 			res.ReplacedRows += n
 			if _, err := s.q.Exec(ctx, `
-				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start)
-				VALUES ($1, $2, $3, $4, $5)`, orgID, importID, cs.source, p.account, p.period); err != nil {
+				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start, cost_basis)
+				VALUES ($1, $2, $3, $4, $5, $6)`, orgID, importID, cs.source, p.account, p.period, string(res.CostBasis)); err != nil {
 				return res, mapError("write charges: record period", err)
 			}
 		}
 	case DedupeSkip:
+		// A request id repeated in the file is the same request written
+		// twice (skipped); the same id on a different row is refused.
+		var key string
+		var first, line int
+		err := s.q.QueryRow(ctx, `
+			WITH d AS (
+				SELECT source, dedupe_key FROM charges_staging WHERE dedupe_key <> ''
+				GROUP BY 1, 2 HAVING count(*) > 1
+			)
+			SELECT s.dedupe_key, min(s.line), max(s.line)
+			FROM charges_staging s JOIN d ON d.source = s.source AND d.dedupe_key = s.dedupe_key
+			GROUP BY s.source, s.dedupe_key
+			HAVING count(DISTINCT to_jsonb(s) - 'line') > 1
+			ORDER BY 3
+			LIMIT 1`).Scan(&key, &first, &line)
+		if err == nil {
+			return res, &KeyConflictError{Key: key, FirstLine: first, Line: line}
+		} else if !errors.Is(err, pgx.ErrNoRows) {
+			return res, mapError("write charges: repeated request ids", err)
+		}
 		tag, err := s.q.Exec(ctx, `
 			INSERT INTO charges SELECT * FROM charges_staging
 			ON CONFLICT (org_id, source, dedupe_key) WHERE dedupe_key <> '' DO NOTHING`)
@@ -396,30 +543,168 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 			return res, mapError("write charges: replace buckets", err)
 		}
 		res.ReplacedRows = n
-		// Within one file the last row of a key wins.
-		tag, err := s.q.Exec(ctx, `
-			INSERT INTO charges
-			SELECT DISTINCT ON (source, dedupe_key) * FROM charges_staging
-			ORDER BY source, dedupe_key, line DESC`)
+		// Rows of one file that share a key are parts of one bucket: they
+		// are added together into the first of them.
+		tag, err := s.q.Exec(ctx, mergeBuckets)
 		if err != nil {
 			return res, mapError("write charges: insert buckets", err)
 		}
 		res.Rows = tag.RowsAffected()
-		res.SkippedRows = copied - res.Rows
+		res.MergedRows = copied - res.Rows
 	}
 
 	if cs.rollup != nil {
 		if err := cs.rollup.write(ctx, s.q, orgID); err != nil {
 			return res, mapError("write charges: roll up", err)
 		}
-	} else if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
-		orgID, importID, tz); err != nil {
-		return res, mapError("write charges: roll up", err)
+		res.Totals = cs.rollup.totals(res.CostBasis)
+	} else {
+		if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
+			orgID, importID, tz); err != nil {
+			return res, mapError("write charges: roll up", err)
+		}
+		if err := s.importTotals(ctx, orgID, importID, &res); err != nil {
+			return res, err
+		}
+	}
+	if res.CostBasis != CostBoth {
+		for p := range cs.periods {
+			if err := s.separateBases(ctx, orgID, importID, tz, cs.source, p, res.CostBasis); err != nil {
+				return res, err
+			}
+		}
 	}
 	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
 		return res, mapError("write charges: drop empty rollups", err)
 	}
 	return res, nil
+}
+
+// mergeBuckets inserts the staged rows, one per key: the first row of each
+// key, with the costs, quantities, GPU-hours, tokens and requests of all its
+// rows added up. Rows without a key stay rows of their own.
+var mergeBuckets = func() string {
+	sums := map[string]string{
+		"billed_cost": "sum(billed_cost)", "effective_cost": "sum(effective_cost)", "list_cost": "sum(list_cost)",
+		"consumed_quantity": "sum(consumed_quantity)", "x_gpu_hours": "sum(x_gpu_hours)",
+		"x_input_tokens": "sum(x_input_tokens)::bigint", "x_output_tokens": "sum(x_output_tokens)::bigint",
+		"x_cached_tokens": "sum(x_cached_tokens)::bigint", "x_requests": "sum(x_requests)::bigint",
+		"x_priced_by_us": "bool_or(x_priced_by_us)",
+	}
+	var agg, sel []string
+	for col, expr := range sums {
+		agg = append(agg, expr+" AS "+col)
+	}
+	for _, col := range chargeColumns {
+		if _, ok := sums[col]; ok {
+			sel = append(sel, "k."+col)
+		} else {
+			sel = append(sel, "s."+col)
+		}
+	}
+	slices.Sort(agg)
+	return `
+		WITH k AS (
+			SELECT source, dedupe_key, min(line) AS first_line, ` + strings.Join(agg, ", ") + `
+			FROM charges_staging
+			GROUP BY source, dedupe_key, CASE WHEN dedupe_key = '' THEN line END
+		)
+		INSERT INTO charges (` + strings.Join(chargeColumns, ", ") + `)
+		SELECT ` + strings.Join(sel, ", ") + `
+		FROM charges_staging s JOIN k ON k.source = s.source AND k.dedupe_key = s.dedupe_key AND k.first_line = s.line`
+}()
+
+// importTotals sets res.Totals from the import's stored rows.
+func (s *Store) importTotals(ctx context.Context, orgID, importID int64, res *WriteResult) error {
+	col := "billed_cost"
+	if res.CostBasis == CostAmortized {
+		col = "effective_cost"
+	}
+	rows, err := s.q.Query(ctx, `
+		SELECT billing_currency, sum(`+col+`) FROM charges WHERE org_id = $1 AND import_id = $2 GROUP BY 1`, orgID, importID)
+	if err != nil {
+		return mapError("write charges: totals", err)
+	}
+	res.Totals = map[string]decimal.Decimal{}
+	var cur string
+	var amount decimal.Decimal
+	_, err = pgx.ForEachRow(rows, []any{&cur, &amount}, func() error {
+		res.Totals[cur] = amount
+		return nil
+	})
+	return mapError("write charges: totals", err)
+}
+
+// separateBases keeps the two views of slice p apart once both an actual
+// and an amortized export of it are stored. A row of a one-basis import
+// carries its cost in both columns while its slice has no import of the
+// other basis (the one view there is stands for both); once it has, each
+// import's rows keep their cost in their own basis's column only and count
+// zero in the other, so neither view adds the two files together. Usage
+// measured twice, the GPU-hours, stays on the actual-cost rows only. basis
+// is the new import's. See docs/data-model.md, "Cost bases".
+func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, source string, p restatement, basis CostBasis) error {
+	other := CostAmortized
+	if basis == CostAmortized {
+		other = CostBilled
+	}
+	// What a row of each basis gives up once the other basis is there.
+	giveUp := map[CostBasis][]string{
+		CostBilled:    {"effective_cost"},
+		CostAmortized: {"billed_cost", "x_gpu_hours"},
+	}
+	slice := ` AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`
+	var otherImports []int64
+	rows, err := s.q.Query(ctx, `
+		SELECT import_id FROM import_periods
+		WHERE org_id = $1 AND source = $2 AND billing_account_id = $3 AND period_start = $4 AND cost_basis = $5`,
+		orgID, source, p.account, p.period, string(other))
+	if err == nil {
+		otherImports, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	}
+	if err != nil {
+		return mapError("write charges: other cost basis", err)
+	}
+	if len(otherImports) == 0 {
+		return nil
+	}
+	if err := s.zeroMeasures(ctx, orgID, tz, giveUp[basis], `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
+		return mapError("write charges: separate cost bases", err)
+	}
+	err = s.zeroMeasures(ctx, orgID, tz, giveUp[other], `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
+	return mapError("write charges: separate cost bases", err)
+}
+
+// zeroMeasures sets columns (of billed_cost, effective_cost, x_gpu_hours)
+// to zero on the charges matching where (over alias c; $1 is the org, $2
+// the time zone) and takes what they held out of daily_spend.
+func (s *Store) zeroMeasures(ctx context.Context, orgID int64, tz string, columns []string, where string, args ...any) error {
+	measure := map[string]string{"billed_cost": "0", "effective_cost": "0", "x_gpu_hours": "0"}
+	var set, nonZero []string
+	for _, col := range columns {
+		measure[col] = "-sum(" + col + ")"
+		set = append(set, col+" = 0")
+		nonZero = append(nonZero, "c."+col+" <> 0")
+	}
+	args = append([]any{orgID, tz}, args...)
+	_, err := s.q.Exec(ctx, `
+		WITH old AS (
+			SELECT c.org_id, c.import_id, c.line, c.charge_period_start, c.source, c.provider_name, c.service_name,
+				c.sub_account_id, c.team, c.x_model, c.charge_category, c.x_gpu_type, c.billing_currency,
+				c.billed_cost, c.effective_cost, c.x_gpu_hours
+			FROM charges c
+			WHERE c.org_id = $1 AND (`+strings.Join(nonZero, " OR ")+`) AND `+where+`
+			FOR UPDATE
+		), zeroed AS (
+			UPDATE charges c SET `+strings.Join(set, ", ")+` FROM old
+			WHERE c.org_id = old.org_id AND c.import_id = old.import_id AND c.line = old.line
+		)`+rollupInsert+`
+		SELECT org_id, (charge_period_start AT TIME ZONE $2)::date, source, provider_name, service_name,
+			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
+			`+measure["billed_cost"]+`, `+measure["effective_cost"]+`, `+measure["x_gpu_hours"]+`, 0, 0, 0, 0, 0
+		FROM old
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`+rollupUpsert, args...)
+	return err
 }
 
 // copyUnfenced copies cs into charges. COPY is refused under row-level
@@ -436,7 +721,7 @@ func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error)
 	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
 		return 0, mapError("write charges: role", err)
 	}
-	copied, err := s.q.CopyFrom(ctx, pgx.Identifier{"charges"}, chargeColumns, cs)
+	copied, err := s.copyBinary(ctx, "charges", cs)
 	if err != nil {
 		return 0, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 	}

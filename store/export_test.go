@@ -11,3 +11,45 @@ import (
 func RawQueryRow(ctx context.Context, s *Store, sql string, args ...any) pgx.Row {
 	return s.q.QueryRow(ctx, sql, args...)
 }
+
+// CopyBothWays copies rows into two temporary tables shaped like charges,
+// by the binary encoder imports use and by pgx.CopyFrom, and returns each
+// table's rows as text, in line order.
+func CopyBothWays(ctx context.Context, s *Store, orgID, importID int64, rows []Charge) (binary, viaPgx []string, err error) {
+	err = s.InTx(ctx, func(tx *Store) error {
+		for _, t := range []string{"copy_binary", "copy_pgx"} {
+			if _, err := tx.q.Exec(ctx, `CREATE TEMP TABLE `+t+` (LIKE charges) ON COMMIT DROP`); err != nil {
+				return err
+			}
+		}
+		src := func() *copySource {
+			return &copySource{orgID: orgID, importID: importID, src: &rowsSource{rows: rows}, periods: map[restatement]struct{}{}}
+		}
+		if _, err := tx.copyBinary(ctx, "copy_binary", src()); err != nil {
+			return err
+		}
+		if _, err := tx.q.CopyFrom(ctx, pgx.Identifier{"copy_pgx"}, chargeColumns, src()); err != nil {
+			return err
+		}
+		for t, out := range map[string]*[]string{"copy_binary": &binary, "copy_pgx": &viaPgx} {
+			rs, err := tx.q.Query(ctx, `SELECT c::text FROM `+t+` c ORDER BY line`)
+			if err != nil {
+				return err
+			}
+			if *out, err = pgx.CollectRows(rs, pgx.RowTo[string]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return binary, viaPgx, err
+}
+
+type rowsSource struct {
+	rows []Charge
+	i    int
+}
+
+func (s *rowsSource) Next() bool      { s.i++; return s.i <= len(s.rows) }
+func (s *rowsSource) Charge() *Charge { return &s.rows[s.i-1] }
+func (s *rowsSource) Err() error      { return nil }

@@ -74,18 +74,21 @@ func (d Dimension) ValidGroup() bool {
 	return false
 }
 
-// CostBasis says which cost is summed: what the bill says (billed), or with
-// commitments amortised (effective).
+// CostBasis is a view of spend: what the bill says (billed), or with
+// commitments amortised over the usage they cover (amortized, FOCUS's
+// effective cost). On an import it says which view its file states, ""
+// for files that carry both (see docs/data-model.md, "Cost bases").
 type CostBasis string
 
 // The cost bases.
 const (
+	CostBoth      CostBasis = ""
 	CostBilled    CostBasis = "billed"
-	CostEffective CostBasis = "effective"
+	CostAmortized CostBasis = "amortized"
 )
 
 func (c CostBasis) column() string {
-	if c == CostEffective {
+	if c == CostAmortized {
 		return "effective"
 	}
 	return "billed"

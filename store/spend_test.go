@@ -128,7 +128,7 @@ func (d spendData) randomFilter(r *rand.Rand) store.SpendFilter {
 	span := budget.DaysBetween(d.first, d.last)
 	from := d.first.AddDate(0, 0, r.IntN(span+1)-3)
 	to := from.AddDate(0, 0, r.IntN(40))
-	f := store.SpendFilter{From: from, To: to, Cost: pick(r, []store.CostBasis{store.CostBilled, store.CostEffective, ""})}
+	f := store.SpendFilter{From: from, To: to, Cost: pick(r, []store.CostBasis{store.CostBilled, store.CostAmortized, ""})}
 	maybe := func(xs []string) string {
 		if r.IntN(3) == 0 {
 			return pick(r, xs)
@@ -141,7 +141,7 @@ func (d spendData) randomFilter(r *rand.Rand) store.SpendFilter {
 }
 
 func cost(f store.SpendFilter, c store.Charge) decimal.Decimal {
-	if f.Cost == store.CostEffective {
+	if f.Cost == store.CostAmortized {
 		return c.EffectiveCost
 	}
 	return c.BilledCost

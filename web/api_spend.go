@@ -15,6 +15,7 @@ import (
 
 // apiSpend is GET /api/v1/spend's body.
 type apiSpend struct {
+	Basis  string            `json:"basis"` // billed or amortized (?basis=)
 	Days   []apiSpendDay     `json:"days"`
 	Totals map[string]string `json:"totals"`
 }
@@ -48,7 +49,7 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiSpend{Days: make([]apiSpendDay, 0, len(days)), Totals: map[string]string{}}
+	out := apiSpend{Basis: string(sq.Filter.Cost), Days: make([]apiSpendDay, 0, len(days)), Totals: map[string]string{}}
 	for _, d := range days {
 		day := apiSpendDay{Date: d.Day.Format(time.DateOnly), Currency: d.Currency, Groups: map[string]string{}}
 		for g, v := range d.Groups {

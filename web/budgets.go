@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -270,6 +271,11 @@ func checkBudget(in *store.BudgetInput, org *store.Org) map[string]string {
 			break
 		}
 		in.Recipients[i] = a.Address
+	}
+	// Spend rows carry canonical provider names; a scope typed "openai"
+	// must match them.
+	if in.Scope.Provider != "" {
+		in.Scope.Provider = ingest.CanonicalProvider(in.Scope.Provider)
 	}
 	for k := range in.Scope.Tags {
 		if len(k) > 200 || len(in.Scope.Tags[k]) > 500 {

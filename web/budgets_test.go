@@ -50,7 +50,7 @@ func TestBudgetsCRUDInBrowser(t *testing.T) {
 		t.Fatalf("name = %q", got)
 	}
 	text := d.Text()
-	for _, want := range []string{"1,500.50 USD", "provider=openai", "tag env=prod", "tag project=ranker", "50% / 80% / 100%", "b@example.com"} {
+	for _, want := range []string{"1,500.50 USD", "provider=OpenAI", "tag env=prod", "tag project=ranker", "50% / 80% / 100%", "b@example.com"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("budget page lacks %q", want)
 		}

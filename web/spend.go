@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -102,15 +103,28 @@ func parseSpendQuery(q url.Values, today time.Time) (spendQuery, error) {
 	if budget.DaysBetween(f.From, f.To) >= maxRangeDays {
 		return sq, unprocessable("the range is longer than %d days: pick a shorter one", maxRangeDays)
 	}
+	// A provider however it is spelled ("openai") is the one the rows
+	// carry ("OpenAI"): see ingest.CanonicalProvider.
 	f.Provider, f.Service, f.Account = q.Get("provider"), q.Get("service"), q.Get("account")
+	if f.Provider != "" {
+		f.Provider = ingest.CanonicalProvider(f.Provider)
+	}
 	f.Team, f.Model, f.Source, f.Category = q.Get("team"), q.Get("model"), q.Get("source"), q.Get("category")
-	switch c := store.CostBasis(q.Get("cost")); c {
+	// basis=billed|amortized; cost=effective is the older name of the
+	// amortized view, kept for links made before.
+	basis := q.Get("basis")
+	if basis == "" && q.Get("cost") == "effective" {
+		basis = string(store.CostAmortized)
+	} else if c := q.Get("cost"); basis == "" && c != "" && c != "billed" {
+		return sq, unprocessable("cost: %q is not billed or effective (use basis=billed or basis=amortized)", c)
+	}
+	switch c := store.CostBasis(basis); c {
 	case "", store.CostBilled:
 		f.Cost = store.CostBilled
-	case store.CostEffective:
+	case store.CostAmortized:
 		f.Cost = c
 	default:
-		return sq, unprocessable("cost: %q is not billed or effective", c)
+		return sq, unprocessable("basis: %q is not billed or amortized", c)
 	}
 	return sq, nil
 }
@@ -127,8 +141,8 @@ func (sq spendQuery) values() url.Values {
 	if sq.Chart != "daily" {
 		v.Set("chart", sq.Chart)
 	}
-	if sq.Filter.Cost == store.CostEffective {
-		v.Set("cost", string(sq.Filter.Cost))
+	if sq.Filter.Cost == store.CostAmortized {
+		v.Set("basis", string(sq.Filter.Cost))
 	}
 	for d, val := range sq.Filter.Values() {
 		if val != "" {

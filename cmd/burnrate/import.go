@@ -102,8 +102,13 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 			for cur, v := range res.Totals {
 				totals = append(totals, v+" "+cur)
 			}
-			fmt.Fprintf(stdout, "%s: %s, %d rows, %s to %s, total %s (replaced %d, skipped %d; import %d)\n",
-				path, res.Source, res.Rows, deref(res.PeriodStart), deref(res.PeriodEnd), strings.Join(totals, ", "), res.ReplacedRows, res.SkippedRows, res.ID)
+			basis := ""
+			if res.CostBasis != "" {
+				basis = " " + res.CostBasis
+			}
+			fmt.Fprintf(stdout, "%s: %s, %d rows, %s to %s, total%s %s (replaced %d, skipped %d, merged %d; import %d)\n",
+				path, res.Source, res.Rows, deref(res.PeriodStart), deref(res.PeriodEnd), basis, strings.Join(totals, ", "),
+				res.ReplacedRows, res.SkippedRows, res.MergedRows, res.ID)
 		}
 	}
 	if failed > 0 {

@@ -111,7 +111,7 @@ type DashFilter struct {
 	Range, From, To string
 	Group           string
 	Chart           string // daily, cumulative
-	Cost            string // billed, effective
+	Cost            string // billed, amortized
 	Values          map[string]string
 	Facets          map[string][]string
 }
@@ -1698,27 +1698,27 @@ func DashboardFilters(f DashFilter) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 146, ">Cumulative vs pace</option></select></label> <label>Cost <select name=\"cost\"><option value=\"billed\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 146, ">Cumulative vs pace</option></select></label> <label>Cost basis <select name=\"basis\" data-testid=\"filter-basis\"><option value=\"billed\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if f.Cost != "effective" {
+		if f.Cost != "amortized" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 147, " selected")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 148, ">Billed</option> <option value=\"effective\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 148, ">Billed (invoice)</option> <option value=\"amortized\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if f.Cost == "effective" {
+		if f.Cost == "amortized" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 149, " selected")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, ">Effective (amortised)</option></select></label></div><div class=\"grid\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 150, ">Amortized (commitments spread)</option></select></label></div><div class=\"grid\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
