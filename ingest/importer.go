@@ -434,7 +434,13 @@ func parquetInput(file io.Reader) (input, error) {
 	}
 	br := bufio.NewReaderSize(file, 64<<10)
 	in.rest = br
-	if magic, _ := br.Peek(4); string(magic) != parquetMagic {
+	magic, err := br.Peek(4)
+	if err != nil && !errors.Is(err, io.EOF) {
+		// Peek hands the reader's error over once and forgets it: said
+		// here, or the next Read would see a clean (empty) end.
+		return in, err
+	}
+	if string(magic) != parquetMagic {
 		return in, nil
 	}
 	tmp, err := os.CreateTemp("", "burnrate-import-*.parquet")

@@ -325,3 +325,21 @@ func TestImportRefusesFileNamesPostgresCannotStore(t *testing.T) {
 		t.Fatalf("history after refused names: %d entries, %v", len(imps), err)
 	}
 }
+
+// failingReader fails its first read, as a pulled file whose server
+// refused it does.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestImportReportsTheReadersFirstError: a stream that fails on its first
+// read is that failure, named, not an empty file.
+func TestImportReportsTheReadersFirstError(t *testing.T) {
+	t.Parallel()
+	b := setupImport(t)
+	refused := errors.New("403 from S3: the credentials lack s3:GetObject on cur/x.csv.gz")
+	_, err := b.im.Import(context.Background(), ImportRequest{Org: b.org, FileName: "x.csv", Via: "test"}, failingReader{refused})
+	if !errors.Is(err, refused) || errors.Is(err, ErrEmpty) {
+		t.Fatalf("err = %v, want the reader's", err)
+	}
+}
