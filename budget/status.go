@@ -1,7 +1,10 @@
 package budget
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -135,4 +138,20 @@ func Statuses(ctx context.Context, st *store.Store, orgID int64, budgets []store
 		out = append(out, StatusFor(b, today, 0, spend[b.ID]))
 	}
 	return out, nil
+}
+
+// Rank orders statuses worst first, for every list that shows several:
+// over budget, then forecast over, then on track; within each, the larger
+// share of the amount spent first, then by name.
+func Rank(ss []Status) {
+	rank := map[Standing]int{StatusOver: 0, StatusWarn: 1, StatusOK: 2}
+	slices.SortStableFunc(ss, func(a, b Status) int {
+		if c := cmp.Compare(rank[a.Standing], rank[b.Standing]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Percent, a.Percent); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Budget.Name, b.Budget.Name)
+	})
 }

@@ -36,7 +36,7 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 		return unprocessable("range is not supported here: give from and to")
 	}
 	org := currentOrg(c)
-	sq, err := parseSpendQuery(q, budget.Day(time.Now(), org.Location()))
+	sq, err := parseSpendQuery(q, budget.Day(time.Now(), org.Location()), rangeThisMonth)
 	if err != nil {
 		return err
 	}

@@ -192,6 +192,8 @@ func readBudgetForm(c echo.Context) (views.BudgetForm, store.BudgetInput) {
 		switch {
 		case errors.As(err, &qe) && errors.Is(err, quantity.ErrOutOfRange):
 			f.Errors["amount"] = fmt.Sprintf("%q is out of range: %s.", qe.Value, qe.Detail)
+		case errors.As(err, &qe) && qe.Detail != "":
+			f.Errors["amount"] = fmt.Sprintf("%q is not an amount: %s.", qe.Value, qe.Detail)
 		case err != nil:
 			f.Errors["amount"] = "Give the amount as a number, such as 5000 or 1250.50."
 		}
