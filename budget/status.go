@@ -32,6 +32,10 @@ type Status struct {
 	Crossed     []int // thresholds Spent has reached, ascending
 	FromCharges bool  // tag scope: summed from charges, not daily_spend
 	History     []PeriodSpend
+	// Cumulative is the spend to the end of each day of the current
+	// period, First to Last: actual before Today, forecast from Today on
+	// (the burn-down chart's line).
+	Cumulative []decimal.Decimal
 }
 
 // PeriodSpend is a past period of a budget.
@@ -82,7 +86,7 @@ func StatusFor(b store.Budget, today time.Time, history int, daily map[time.Time
 		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
 		Remaining: b.Amount.Sub(fc.Spent), Percent: Percent(fc.Spent, b.Amount),
 		Standing: StatusOf(fc.Spent, fc.Total, b.Amount), DaysLeft: fc.DaysLeft,
-		FromCharges: len(b.Scope.Tags) > 0, Today: today,
+		FromCharges: len(b.Scope.Tags) > 0, Today: today, Cumulative: fc.Cumulative,
 	}
 	s.RunsOut, s.RunsOutOK = fc.RunsOut(b.Amount)
 	s.Crossed = Crossed(b.Thresholds, fc.Spent, b.Amount)

@@ -112,3 +112,34 @@ func TestDashboardHeadline(t *testing.T) {
 		t.Errorf("cumulative chart title = %q", title)
 	}
 }
+
+// TestBudgetPageBurnDownAndHistoryFromTheData checks a monthly budget's
+// page: a burn-down chart of the period's days, and past periods only from
+// the first with data (the demo has 90 days: no period before them).
+func TestBudgetPageBurnDownAndHistoryFromTheData(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, _, res := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/budgets/" + itoa(res.Budgets[0].ID)))
+	chart := d.Find(`script#burn-chart`).Text()
+	today := budget.Day(time.Now(), org.Location())
+	if !strings.Contains(chart, `"Spent"`) || !strings.Contains(chart, `"Budget, spread over the month"`) ||
+		strings.Count(chart, ` `+today.Format("Jan")+`"`) != budget.DaysInMonth(today) {
+		t.Errorf("burn-down = %.300s", chart)
+	}
+	first := budget.AddDays(today, -89)
+	d.Find(`[data-testid=history-row] td:first-child`).Each(func(_ int, s *goquery.Selection) {
+		end, err := time.Parse(time.DateOnly, strings.TrimSpace(strings.SplitN(s.Text(), "–", 2)[1]))
+		if err != nil || end.Before(first) {
+			t.Errorf("past period %q ends before the data (%s)", s.Text(), first.Format(time.DateOnly))
+		}
+	})
+	if d.Find(`[data-testid=history-row]`).Length() < 2 {
+		t.Error("past periods with data are missing")
+	}
+	if text := d.Find(`[data-testid=budget-runs-out]`).Text(); !strings.Contains(text, "At this pace") && !strings.Contains(text, "Used up on") {
+		t.Errorf("runs out = %q", text)
+	}
+}

@@ -173,9 +173,10 @@ function burnrateTip(title, rows, footer) {
 
 // burnrateTipValue is a point's value as tooltip text: the y of [x, y]
 // pairs, numbers rounded for reading.
-function burnrateTipValue(p) {
+function burnrateTipValue(p, currency) {
   var v = p.value;
   if (Array.isArray(v)) v = p.encode && p.encode.y ? v[p.encode.y[0]] : v[v.length - 1];
+  if (currency && v !== null && v !== undefined && v !== "" && isFinite(Number(v))) return burnrateMoney(v, currency);
   if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
   return String(v);
 }
@@ -183,14 +184,16 @@ function burnrateTipValue(p) {
 // burnrateDefaultTip replaces ECharts' own tooltip on every chart drawn from
 // JSON, whatever formatter the JSON carried (a formatter string is an HTML
 // template in a tooltip).
-function burnrateDefaultTip(params) {
-  params = [].concat(params || []);
-  if (!params.length) return "";
-  var first = params[0];
-  var title = first.axisValueLabel !== undefined ? first.axisValueLabel : first.name;
-  return burnrateTip(title, params.map(function (p) {
-    return { color: p.color, text: p.seriesName + ": " + burnrateTipValue(p) };
-  }));
+function burnrateDefaultTip(currency) {
+  return function (params) {
+    params = [].concat(params || []).filter(function (p) { return p.value !== null && p.value !== undefined; });
+    if (!params.length) return "";
+    var first = params[0];
+    var title = first.axisValueLabel !== undefined ? first.axisValueLabel : first.name;
+    return burnrateTip(title, params.map(function (p) {
+      return { color: p.color, text: p.seriesName + ": " + burnrateTipValue(p, currency) };
+    }));
+  };
 }
 
 function burnrateRenderCharts() {
@@ -218,7 +221,7 @@ function burnrateRenderCharts() {
     });
     if (option.legend) [].concat(option.legend).forEach(function (l) { l.textStyle = { color: theme.text }; });
     if (option.tooltip) {
-      option.tooltip.formatter = burnrateDefaultTip;
+      option.tooltip.formatter = burnrateDefaultTip(el.getAttribute("data-currency"));
       option.tooltip.className = "chart-tip";
     }
     var old = echarts.getInstanceByDom(el);
