@@ -122,7 +122,7 @@ func TestBudgetPageBurnDownAndHistoryFromTheData(t *testing.T) {
 	org, owner, _, res := demoOrg(t, b)
 	c := b.client(t)
 	c.login(owner.Email)
-	d := doc(t, c.get("/budgets/" + itoa(res.Budgets[0].ID)))
+	d := doc(t, c.get("/budgets/"+itoa(res.Budgets[0].ID)))
 	chart := d.Find(`script#burn-chart`).Text()
 	today := budget.Day(time.Now(), org.Location())
 	if !strings.Contains(chart, `"Spent"`) || !strings.Contains(chart, `"Budget, spread over the month"`) ||
