@@ -105,3 +105,25 @@ func TestStaticAssetsCompressedAndCached(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvisorLivePreviewKeepsQuiet checks that the advisor's live requests
+// (sent while typing) get no errors for a half-filled form, and a submit
+// does.
+func TestAdvisorLivePreviewKeepsQuiet(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	for live, want := range map[string]int{"1": http.StatusNoContent, "": http.StatusUnprocessableEntity} {
+		req := httptest.NewRequest(http.MethodGet, "/advisor?job=training&params=13&tokens=", nil)
+		req.Header.Set("HX-Request", "true")
+		if live != "" {
+			req.Header.Set("X-Live-Preview", live)
+		}
+		rec := c.do(req)
+		if rec.Code != want {
+			t.Errorf("live %q: %d, want %d (%.200s)", live, rec.Code, want, rec.Body)
+		}
+	}
+}

@@ -18,6 +18,17 @@ document.addEventListener("click", function (evt) {
   if (links) links.classList.toggle("open", open);
 });
 
+// Forms with data-validate-on-submit recompute as their inputs change, but
+// only a submit shows errors: those live requests say so in a header, and
+// the server answers a half-filled form with 204 (nothing swapped).
+document.addEventListener("htmx:configRequest", function (evt) {
+  var elt = evt.detail.elt;
+  var trigger = evt.detail.triggeringEvent;
+  if (elt && elt.hasAttribute && elt.hasAttribute("data-validate-on-submit") && (!trigger || trigger.type !== "submit")) {
+    evt.detail.headers["X-Live-Preview"] = "1";
+  }
+});
+
 // Copy buttons: data-copy="ID" copies the text of the element with that id.
 document.addEventListener("click", function (evt) {
   var btn = evt.target.closest && evt.target.closest("[data-copy]");

@@ -56,7 +56,7 @@ func AdvisorPage(s Shell, v AdviceView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<hgroup><h2>GPU advisor</h2><p>The cheapest way to run <em>this</em> job: every instance that fits, ranked by the cost of the whole job, not by its hourly price.</p></hgroup><p class=\"muted\"><a href=\"/prices\">Prices and your overrides</a> · <a href=\"/breakeven\">API vs self-hosted break-even</a></p><form id=\"advisor-form\" method=\"get\" action=\"/advisor\" data-testid=\"advisor-form\" hx-get=\"/advisor\" hx-target=\"#advice-results\" hx-swap=\"outerHTML\" hx-trigger=\"change delay:250ms, input delay:700ms, submit\" hx-sync=\"this:replace\" hx-indicator=\"#advice-busy\"><div class=\"grid\"><label>Job <select name=\"job\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<hgroup><h2>GPU advisor</h2><p>The cheapest way to run <em>this</em> job: every instance that fits, ranked by the cost of the whole job, not by its hourly price.</p></hgroup><p class=\"muted\"><a href=\"/prices\">Prices and your overrides</a> · <a href=\"/breakeven\">API vs self-hosted break-even</a></p><form id=\"advisor-form\" method=\"get\" action=\"/advisor\" data-testid=\"advisor-form\" data-validate-on-submit hx-get=\"/advisor\" hx-target=\"#advice-results\" hx-swap=\"outerHTML\" hx-trigger=\"change delay:250ms, input delay:700ms, submit\" hx-sync=\"this:replace\" hx-indicator=\"#advice-busy\"><div class=\"grid\"><label>Job <select name=\"job\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
