@@ -1,7 +1,10 @@
 package budget
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -29,6 +32,10 @@ type Status struct {
 	Crossed     []int // thresholds Spent has reached, ascending
 	FromCharges bool  // tag scope: summed from charges, not daily_spend
 	History     []PeriodSpend
+	// Cumulative is the spend to the end of each day of the current
+	// period, First to Last: actual before Today, forecast from Today on
+	// (the burn-down chart's line).
+	Cumulative []decimal.Decimal
 }
 
 // PeriodSpend is a past period of a budget.
@@ -79,7 +86,7 @@ func StatusFor(b store.Budget, today time.Time, history int, daily map[time.Time
 		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
 		Remaining: b.Amount.Sub(fc.Spent), Percent: Percent(fc.Spent, b.Amount),
 		Standing: StatusOf(fc.Spent, fc.Total, b.Amount), DaysLeft: fc.DaysLeft,
-		FromCharges: len(b.Scope.Tags) > 0, Today: today,
+		FromCharges: len(b.Scope.Tags) > 0, Today: today, Cumulative: fc.Cumulative,
 	}
 	s.RunsOut, s.RunsOutOK = fc.RunsOut(b.Amount)
 	s.Crossed = Crossed(b.Thresholds, fc.Spent, b.Amount)
@@ -135,4 +142,20 @@ func Statuses(ctx context.Context, st *store.Store, orgID int64, budgets []store
 		out = append(out, StatusFor(b, today, 0, spend[b.ID]))
 	}
 	return out, nil
+}
+
+// Rank orders statuses worst first, for every list that shows several:
+// over budget, then forecast over, then on track; within each, the larger
+// share of the amount spent first, then by name.
+func Rank(ss []Status) {
+	rank := map[Standing]int{StatusOver: 0, StatusWarn: 1, StatusOK: 2}
+	slices.SortStableFunc(ss, func(a, b Status) int {
+		if c := cmp.Compare(rank[a.Standing], rank[b.Standing]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Percent, a.Percent); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Budget.Name, b.Budget.Name)
+	})
 }

@@ -144,6 +144,11 @@ var (
 	Factor = kind(Kind{Name: "factors", Max: pow10(6), Inclusive: true, Scale: 12})
 )
 
+// AmbiguousComma is the detail of the error for a number whose comma does
+// not separate thousands (12,5 or 1.250,50): Burnrate reads a point as the
+// decimal separator and a comma only between groups of three digits.
+const AmbiguousComma = "a comma may only separate thousands (1,250.50); write decimals with a point (12.5)"
+
 // Parse reads s as a plain number, the way files and JSON write them:
 // optional sign, digits with an optional decimal point, optional exponent
 // (12.5, -0.0000016, 5e-06, +3). Surrounding spaces are ignored. field names
@@ -201,6 +206,11 @@ func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 	}
 	n, ok := scan(t, human)
 	if !ok {
+		if strings.Contains(t, ",") {
+			// "12,5" is 12.5 in much of Europe and a typo for 125 or
+			// 12,500 elsewhere: refuse it rather than guess.
+			return fail(ErrNotNumber, AmbiguousComma)
+		}
 		return fail(ErrNotNumber, "")
 	}
 	n.exp += shift

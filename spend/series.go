@@ -40,6 +40,19 @@ func GroupName(g string) string {
 	return g
 }
 
+// NotLLM names, in a view grouped by model, the spend that has no model:
+// cloud bills (compute, storage, GPUs), as opposed to LLM API calls.
+const NotLLM = "Cloud (not LLM)"
+
+// GroupLabel is a group of dim as people read it: GroupName, except that
+// the spend without a model is NotLLM.
+func GroupLabel(dim store.Dimension, g string) string {
+	if g == "" && dim == store.DimModel {
+		return NotLLM
+	}
+	return GroupName(g)
+}
+
 // Series is one currency's daily spend, per group, over a run of days with
 // no gaps.
 type Series struct {

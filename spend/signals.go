@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/store"
 )
 
 // Anomalies: a day is anomalous when it spends more than AnomalyFactor
@@ -40,20 +43,21 @@ type Anomaly struct {
 	Amount   decimal.Decimal
 	Baseline decimal.Decimal // median of the AnomalyWindow days before
 	Drivers  []Mover         // up to 3 groups that grew most against their own medians
+	Dim      store.Dimension // what the drivers' groups are values of
 }
 
 // Note says why the day is an anomaly and what grew, in one sentence, for
 // tooltips, exports and messages alike.
 func (a Anomaly) Note() string {
 	note := "More than " + strconv.Itoa(AnomalyFactor) + "× the median of the " + strconv.Itoa(AnomalyWindow) +
-		" days before (" + a.Baseline.StringFixed(2) + " " + a.Currency + ")."
+		" days before (" + quantity.FormatMoney(a.Baseline, a.Currency) + ")."
 	if len(a.Drivers) > 0 {
 		note += " Grew most:"
 		for i, m := range a.Drivers {
 			if i > 0 {
 				note += ","
 			}
-			note += " " + GroupName(m.Group) + " +" + m.Change().StringFixed(2)
+			note += " " + GroupLabel(a.Dim, m.Group) + " " + quantity.FormatSignedMoney(m.Change(), a.Currency)
 		}
 	}
 	return note
@@ -71,7 +75,7 @@ func Anomalies(s Series, start int) []Anomaly {
 		if !base.IsPositive() || amount.LessThanOrEqual(minimum) || amount.LessThanOrEqual(base.Mul(decimal.NewFromInt(AnomalyFactor))) {
 			continue
 		}
-		a := Anomaly{Day: s.Days[i], Currency: s.Currency, Amount: amount, Baseline: base}
+		a := Anomaly{Day: s.Days[i], Currency: s.Currency, Amount: amount, Baseline: base, Dim: s.Dim}
 		for _, g := range s.Groups {
 			vs := s.ByGroup[g]
 			gb := Median(vs[i-AnomalyWindow : i])

@@ -6,7 +6,7 @@ package static
 
 import "embed"
 
-// FS holds css/, js/ and vendor/.
+// FS holds css/, img/, js/ and vendor/.
 //
-//go:embed css js vendor
+//go:embed css img js vendor
 var FS embed.FS

@@ -34,6 +34,12 @@ func (s *Server) handleAdvisor(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	}
 	if isHTMX(c) {
+		// While someone types (app.js marks those requests), a form still
+		// half filled in keeps the last results rather than showing
+		// errors; submitting it shows them.
+		if len(v.Errors) > 0 && c.Request().Header.Get("X-Live-Preview") == "1" {
+			return c.NoContent(http.StatusNoContent)
+		}
 		return render(c, status, views.AdviceResults(v))
 	}
 	return render(c, status, views.AdvisorPage(s.shell(c, "GPU advisor", "advisor"), v))

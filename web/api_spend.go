@@ -38,7 +38,7 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 	}
 	org := currentOrg(c)
 	today := budget.Day(time.Now(), org.Location())
-	sq, err := parseSpendQuery(q, today)
+	sq, err := parseSpendQuery(q, today, rangeThisMonth)
 	if err != nil {
 		return err
 	}

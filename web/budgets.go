@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/ingest"
@@ -99,9 +101,21 @@ func (s *Server) handleBudgetShow(c echo.Context) error {
 	if b.Period == string(budget.Daily) {
 		history = historyDays
 	}
-	status, err := s.budgetStatus(ctx, s.db(c), org, b, budget.Day(time.Now(), org.Location()), history)
+	today := budget.Day(time.Now(), org.Location())
+	bs, err := budget.Load(ctx, s.db(c), *org, b, today, history)
 	if err != nil {
 		return err
+	}
+	status := budgetStatusView(bs)
+	// Past periods from the first with any spend: earlier ones are before
+	// the org's data, not periods that spent nothing.
+	first, _, ok, err := s.db(c).SpendSpan(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	status.History = slices.DeleteFunc(status.History, func(p views.PeriodSpend) bool { return !ok || p.Last.Before(first) })
+	if budget.Period(b.Period) == budget.Monthly {
+		status.Burn = burnDown(bs)
 	}
 	alerts, err := s.db(c).BudgetAlerts(ctx, org.ID, b.ID)
 	if err != nil {
@@ -193,6 +207,8 @@ func readBudgetForm(c echo.Context) (views.BudgetForm, store.BudgetInput) {
 		switch {
 		case errors.As(err, &qe) && errors.Is(err, quantity.ErrOutOfRange):
 			f.Errors["amount"] = fmt.Sprintf("%q is out of range: %s.", qe.Value, qe.Detail)
+		case errors.As(err, &qe) && qe.Detail != "":
+			f.Errors["amount"] = fmt.Sprintf("%q is not an amount: %s.", qe.Value, qe.Detail)
 		case err != nil:
 			f.Errors["amount"] = "Give the amount as a number, such as 5000 or 1250.50."
 		}
@@ -345,4 +361,50 @@ func (s *Server) handleBudgetDelete(c echo.Context) error {
 	}
 	s.flash(c, "Budget “"+b.Name+"” deleted.")
 	return c.Redirect(http.StatusSeeOther, "/budgets")
+}
+
+// burnDown is the ECharts option of a monthly budget's burn-down chart:
+// the period's spend added up day by day (then its forecast, dashed)
+// against the budget spread evenly over the period, to the cent; app.js
+// formats its tooltips with the chart's data-currency.
+func burnDown(bs budget.Status) map[string]any {
+	var days []string
+	var spent, forecast, pace []any
+	n := len(bs.Cumulative)
+	for i, c := range bs.Cumulative {
+		d := budget.AddDays(bs.First, i)
+		days = append(days, d.Format("2 Jan"))
+		pace = append(pace, json.Number(bs.Budget.Amount.Mul(decimal.NewFromInt(int64(i+1))).Div(decimal.NewFromInt(int64(n))).StringFixed(2)))
+		switch {
+		case d.Before(bs.Today):
+			spent = append(spent, json.Number(c.StringFixed(2)))
+			forecast = append(forecast, nil)
+		default:
+			spent = append(spent, nil)
+			forecast = append(forecast, json.Number(c.StringFixed(2)))
+		}
+		if d.Equal(budget.AddDays(bs.Today, -1)) {
+			forecast[i] = json.Number(c.StringFixed(2)) // the forecast starts where the spend ends
+		}
+	}
+	line := func(name string, data []any, extra map[string]any) map[string]any {
+		m := map[string]any{"name": name, "type": "line", "data": data, "symbol": "none"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	return map[string]any{
+		"animation": false,
+		"tooltip":   map[string]any{"trigger": "axis"},
+		"legend":    map[string]any{"top": 0},
+		"grid":      map[string]any{"left": 8, "right": 16, "top": 40, "bottom": 8, "containLabel": true},
+		"xAxis":     map[string]any{"type": "category", "data": days},
+		"yAxis":     map[string]any{"type": "value", "name": bs.Budget.Currency},
+		"series": []any{
+			line("Budget, spread over the month", pace, map[string]any{"lineStyle": map[string]any{"type": "dotted", "width": 2}, "color": "#888888"}),
+			line("Spent", spent, map[string]any{"areaStyle": map[string]any{"opacity": 0.15}, "color": "#4e79a7"}),
+			line("Forecast", forecast, map[string]any{"lineStyle": map[string]any{"type": "dashed"}, "color": "#f28e2b"}),
+		},
+	}
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -42,6 +45,7 @@ type dashboardData struct {
 func (s *Server) handleDashboard(c echo.Context) error {
 	ctx := c.Request().Context()
 	org := currentOrg(c)
+	user := currentUser(c)
 	st := s.db(c)
 	format := c.QueryParam("format")
 	has, err := st.HasSpend(ctx, org.ID)
@@ -52,18 +56,40 @@ func (s *Server) handleDashboard(c echo.Context) error {
 		return render(c, http.StatusOK, views.DashboardEmpty(s.shell(c, "Dashboard", "dashboard")))
 	}
 	today := budget.Day(time.Now(), org.Location())
-	sq, err := parseSpendQuery(c.QueryParams(), today)
+	q := c.QueryParams()
+	if len(q) == 0 && user != nil {
+		// /dashboard with no view in the URL: the view this person last
+		// looked at here, if it still reads (a saved view is only ever one
+		// parseSpendQuery accepted, but a range can have grown too long).
+		saved, err := st.DashboardView(ctx, org.ID, user.ID)
+		if err != nil {
+			return err
+		}
+		if sv, err := url.ParseQuery(saved); err == nil && saved != "" {
+			// Nor one the plan's history window no longer reaches.
+			if old, err := parseSpendQuery(sv, today, range30d); err == nil &&
+				s.billing.Cfg().CheckHistory(*org, old.Filter.From, today) == nil {
+				q = sv
+			}
+		}
+	}
+	sq, err := parseSpendQuery(q, today, range30d)
 	if err != nil {
 		return err
 	}
 	if err := s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today); err != nil {
 		return err
 	}
+	if (format == "" || format == "html") && user != nil {
+		if err := st.SaveDashboardView(ctx, org.ID, user.ID, sq.values().Encode()); err != nil {
+			return err
+		}
+	}
 	version, err := st.SpendVersion(ctx, org.ID)
 	if err != nil {
 		return err
 	}
-	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
+	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
 	d, ok := s.dashes.get(key)
 	if !ok {
 		if d, err = s.dashboard(ctx, st, org, sq, today); err != nil {
@@ -96,53 +122,57 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	}
 	for dim, val := range f.Values() {
 		v.Filter.Values[string(dim)] = val
+		if val == "" {
+			continue
+		}
+		without := sq.values()
+		without.Del(string(dim))
+		v.Filter.Chips = append(v.Filter.Chips, views.FilterChip{Dimension: string(dim), Value: val,
+			RemoveURL: "/dashboard?" + without.Encode()})
 	}
+	slices.SortFunc(v.Filter.Chips, func(a, b views.FilterChip) int { return strings.Compare(a.Dimension, b.Dimension) })
 	v.Query = sq.values().Encode()
 	v.Today = today
+	v.ChartTitle = chartTitle(sq, today)
+
+	h, err := spend.BuildHeadline(ctx, st, *org, today)
+	if err != nil {
+		return d, err
+	}
+	v.Headline = headlineView(h, today)
 
 	o, err := spend.Dashboard(ctx, st, org.ID, f, sq.Group, today)
 	if err != nil {
 		return d, err
 	}
-	for _, c := range o.Cards {
-		v.Cards = append(v.Cards, views.MoneyCard{Currency: c.Currency, MonthToDate: c.MonthToDate, Forecast: c.Forecast,
-			ForecastMethod: c.Method, LastMonth: c.LastMonth, LastMonthDay: c.LastMonthDay})
-	}
+	// The org's own currency first, the others after (alphabetically).
+	slices.SortStableFunc(o.Currencies, func(a, b spend.CurrencyOverview) int {
+		return spend.CompareCurrencies(org.Currency, a.Series.Currency, b.Series.Currency)
+	})
 	v.Filter.Facets = map[string][]string{}
 	for dim, vals := range o.Facets {
 		v.Filter.Facets[string(dim)] = vals
 	}
 
-	// Budget cards: every budget not scoped by tags, in one pass; those
-	// scoped by tags need charges and are left to the budgets page.
 	budgets, err := st.Budgets(ctx, org.ID)
 	if err != nil {
 		return d, err
 	}
-	statuses, err := budget.Statuses(ctx, st, org.ID, budgets, today)
-	if err != nil {
-		return d, err
-	}
-	for _, b := range budgets {
-		if len(b.Scope.Tags) > 0 {
-			v.TagBudgets = append(v.TagBudgets, b)
-		}
-	}
-	for _, bs := range statuses {
-		v.Budgets = append(v.Budgets, budgetStatusView(bs))
-	}
-
+	spent := false
 	for _, co := range o.Currencies {
 		rs := co.Series
+		if !rs.Total().IsZero() {
+			spent = true
+		}
 		d.series = append(d.series, rs)
 		for _, a := range co.Anomalies {
 			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
-				Baseline: a.Baseline, Drivers: moverViews(a.Drivers)})
+				Baseline: a.Baseline, Drivers: moverViews(a.Drivers, sq.Group)})
 		}
 		v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
 		if !co.MoversDay.IsZero() {
-			v.DoD = append(v.DoD, moverViews(co.DoD)...)
-			v.WoW = append(v.WoW, moverViews(co.WoW)...)
+			v.DoD = append(v.DoD, moverViews(co.DoD, sq.Group)...)
+			v.WoW = append(v.WoW, moverViews(co.WoW, sq.Group)...)
 			if v.MoversDay.IsZero() || co.MoversDay.After(v.MoversDay) {
 				v.MoversDay = co.MoversDay
 			}
@@ -151,6 +181,23 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	}
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
+	if !spent {
+		// Nothing in the range: say which days the data covers, and offer them.
+		first, last, ok, err := st.SpendSpan(ctx, org.ID)
+		if err != nil {
+			return d, err
+		}
+		v.Empty = &views.EmptyRange{Filtered: len(v.Filter.Chips) > 0}
+		if ok {
+			v.Empty.First, v.Empty.Last = first, last
+			if budget.DaysBetween(first, last) >= maxRangeDays {
+				first = budget.AddDays(last, 1-maxRangeDays)
+			}
+			cover := sq
+			cover.Range, cover.Filter.From, cover.Filter.To = rangeCustom, first, last
+			v.Empty.URL = "/dashboard?" + cover.values().Encode()
+		}
+	}
 
 	for _, dr := range o.Drivers {
 		if len(v.Drivers) == topDrivers {
@@ -164,14 +211,63 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	return d, nil
 }
 
+// chartTitle says what the chart shows: the bars by group over the range,
+// or the spend of each month added up day by day against the budgets' pace.
+func chartTitle(sq spendQuery, today time.Time) string {
+	f := sq.Filter
+	span := f.From.Format("2 Jan") + " – " + f.To.Format("2 Jan 2006")
+	if f.From.Year() != f.To.Year() {
+		span = f.From.Format("2 Jan 2006") + " – " + f.To.Format("2 Jan 2006")
+	}
+	if sq.Chart == "cumulative" {
+		switch {
+		case f.From.Year() != f.To.Year() || f.From.Month() != f.To.Month():
+			return "Cumulative spend by month against the budgets' pace, " + span
+		case f.To.Year() == today.Year() && f.To.Month() == today.Month():
+			return "Cumulative spend this month against the budgets' pace, " + span
+		}
+		return "Cumulative spend in " + f.From.Format("January 2006") + " against the budgets' pace"
+	}
+	return "Daily spend by " + dimensionName(sq.Group) + " against budgets, " + span
+}
+
+// dimensionName is a dimension in words, for titles.
+func dimensionName(d store.Dimension) string {
+	switch d {
+	case store.DimAccount:
+		return "account / project"
+	case store.DimCategory:
+		return "charge category"
+	}
+	return string(d)
+}
+
+// headlineView lays out the headline for the page.
+func headlineView(h spend.Headline, today time.Time) views.Headline {
+	v := views.Headline{Yesterday: h.Yesterday, Today: today}
+	for _, c := range h.Currencies {
+		v.Currencies = append(v.Currencies, views.HeadlineCurrency{
+			Currency: c.Currency, Yesterday: c.Day.Spent, DayBefore: c.Day.DayBefore, Change: c.Day.Change(),
+			Percent: c.Day.Percent(), DailyBudget: c.DailyBudget, MonthlyBudget: c.MonthlyBudget,
+			DailyOver: c.DailyOver, DailyCount: c.DailyCount, MonthlyOver: c.MonthlyOver, MonthlyWarn: c.MonthlyForecastOver,
+			MonthlyCount: c.MonthlyCount, MonthToDate: c.Month.MonthToDate, Forecast: c.Month.Forecast,
+			ForecastMethod: c.Month.Method, LastMonth: c.Month.LastMonth, LastMonthDay: c.Month.LastMonthDay,
+		})
+	}
+	for _, b := range h.Budgets {
+		v.Budgets = append(v.Budgets, budgetStatusView(b))
+	}
+	return v
+}
+
 // exportDrivers is how many drivers of each currency the drivers CSV lists
 // (the page shows topDrivers); the rest are summed in one last row.
 const exportDrivers = 200
 
-func moverViews(ms []spend.Mover) []views.Mover {
+func moverViews(ms []spend.Mover, dim store.Dimension) []views.Mover {
 	out := make([]views.Mover, 0, len(ms))
 	for _, m := range ms {
-		out = append(out, views.Mover{Group: m.Group, Currency: m.Currency, Before: m.Before, After: m.After,
+		out = append(out, views.Mover{Group: spend.GroupLabel(dim, m.Group), Currency: m.Currency, Before: m.Before, After: m.After,
 			Change: m.Change(), Percent: m.Percent()})
 	}
 	return out
@@ -187,7 +283,9 @@ func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
 		groups = groups[:min(n-1, maxTableGroups-1)]
 		t.Other = true
 	}
-	t.Groups = groups
+	for _, g := range groups {
+		t.Groups = append(t.Groups, spend.GroupLabel(s.Dim, s.Name(g)))
+	}
 	marked := map[time.Time]spend.Anomaly{}
 	for _, a := range anomalies {
 		marked[a.Day] = a
@@ -265,7 +363,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		p.Cumulative = append(p.Cumulative, cum.String())
 	}
 	for _, g := range s.Groups {
-		ps := plotSeries{Name: spend.GroupName(s.Name(g))}
+		ps := plotSeries{Name: spend.GroupLabel(s.Dim, s.Name(g))}
 		if g == spend.OtherGroup {
 			ps.OtherGroups = s.Other
 		}

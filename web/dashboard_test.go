@@ -51,7 +51,7 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 	}
 	for sel, min := range map[string]int{
 		`[data-testid=mtd-card]`:    2, // USD and EUR, side by side
-		`[data-testid=budget-card]`: 5, // the tag-scoped one is left to /budgets
+		`[data-testid=budget-card]`: 6, // every budget, the tag-scoped one too
 		`[data-testid=chart]`:       2,
 		`[data-testid=daily-table]`: 2,
 		`[data-testid=driver-row]`:  5,
@@ -60,14 +60,15 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 		`[data-testid=mover-row]`:   2,
 		`[data-testid=anomaly-day]`: 1,
 		`script#chart-data`:         1,
-		`[data-testid=tag-budgets]`: 1,
 	} {
 		if n := d.Find(sel).Length(); n < min {
 			t.Errorf("%s: %d, want at least %d", sel, n, min)
 		}
 	}
-	if title, _ := d.Find(`[data-testid=forecast]`).First().Attr("title"); !strings.Contains(title, "Run-rate") {
-		t.Errorf("forecast's method on hover = %q", title)
+	// The forecast's method is text in a disclosure (keyboard and touch
+	// reach it), not a hover title.
+	if how := d.Find(`[data-testid=forecast-explain]`).First(); how.Find("summary").Length() != 1 || !strings.Contains(how.Text(), "Run-rate") {
+		t.Errorf("forecast's method = %q", how.Text())
 	}
 	anomaly, _ := d.Find(`[data-testid=anomaly-day]`).First().Attr("title")
 	if !strings.Contains(d.Find(`[data-testid=anomaly-day] td`).First().Text(), res.Anomaly.Format(time.DateOnly)) || !strings.Contains(anomaly, "AWS") {
@@ -141,7 +142,7 @@ func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
 	if chart.Group != "model" || chart.View != "cumulative" || len(chart.Charts) != 2 {
 		t.Fatalf("chart = %+v", chart)
 	}
-	usd := chart.Charts[1]
+	usd := chart.Charts[0] // the org's own currency first
 	if usd.Currency != "USD" || len(usd.Days) != 30 || len(usd.Cumulative) != 30 || len(usd.Budgets) != 6 {
 		t.Fatalf("USD chart: %s, %d days, %d cumulative, %d budgets", usd.Currency, len(usd.Days), len(usd.Cumulative), len(usd.Budgets))
 	}
@@ -270,7 +271,7 @@ func TestDashboardCacheFollowsData(t *testing.T) {
 	c.login(owner.Email)
 	cards := func() (int, string) {
 		d := doc(t, c.get("/dashboard?range=7d"))
-		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-testid=mtd-card]`).Last().Find(`[data-testid=mtd]`).Text()
+		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-currency=USD] [data-testid=mtd]`).Text()
 	}
 	n, mtd := cards()
 	if n2, mtd2 := cards(); n2 != n || mtd2 != mtd {

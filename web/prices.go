@@ -61,7 +61,7 @@ func (s *Server) pricesPage(c echo.Context, status int, v views.PricesView) erro
 			}
 		}
 	}
-	return render(c, status, views.PricesPage(s.shell(c, "Prices", "advisor"), v))
+	return render(c, status, views.PricesPage(s.shell(c, "Prices", "prices"), v))
 }
 
 // optionalPrice reads a price field: empty is none; otherwise a positive

@@ -64,7 +64,11 @@ func (s *Server) routes() {
 	if s.cfg.MetricsToken != "" {
 		e.GET("/metrics", echo.WrapHandler(s.metrics.handler()), s.requireMetricsToken)
 	}
-	e.StaticFS("/static", static.FS)
+	// Assets: gzipped, with ETags, cached for a year under a URL that
+	// names their content (static.URL).
+	assets := echo.WrapHandler(static.Handler())
+	e.GET("/static/*", assets)
+	e.HEAD("/static/*", assets)
 	e.GET("/", s.handleHome)
 	e.GET("/signup", s.handleSignupShow)
 	e.POST("/signup", s.handleSignup)

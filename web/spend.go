@@ -51,8 +51,10 @@ func parseDay(name, v string) (time.Time, error) {
 }
 
 // parseSpendQuery reads a view from q; today is the org's today. A view
-// with no range is this month so far; from/to make it custom.
-func parseSpendQuery(q url.Values, today time.Time) (spendQuery, error) {
+// with no range is the preset def (the API's is this month so far, the
+// dashboard's the last 30 days: on the 1st, "this month" is one bar);
+// from/to make it custom.
+func parseSpendQuery(q url.Values, today time.Time, def string) (spendQuery, error) {
 	sq := spendQuery{Range: q.Get("range"), Group: store.Dimension(q.Get("group_by")), Chart: q.Get("chart")}
 	if sq.Group == "" {
 		sq.Group = store.Dimension(q.Get("group"))
@@ -69,7 +71,7 @@ func parseSpendQuery(q url.Values, today time.Time) (spendQuery, error) {
 	f := &sq.Filter
 	from, to := q.Get("from"), q.Get("to")
 	if sq.Range == "" {
-		sq.Range = rangeThisMonth
+		sq.Range = def
 		if from != "" || to != "" {
 			sq.Range = rangeCustom
 		}

@@ -131,11 +131,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("LOG_FORMAT: want text or json, got %q", cfg.LogFormat))
 	}
 	if cfg.BaseURL == "" {
-		port := "8080"
-		if _, p, ok := strings.Cut(cfg.Addr, ":"); ok && p != "" {
-			port = p
-		}
-		cfg.BaseURL = "http://localhost:" + port
+		cfg.BaseURL = listenURL(cfg.Addr)
 	} else if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("BASE_URL: want an absolute URL such as https://burnrate.example.com, got %q", cfg.BaseURL))
 	}
@@ -276,4 +272,19 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// listenURL is where a server listening on addr is reached from this
+// machine, for BASE_URL's default and what `burnrate demo` prints: the
+// address's own host when it names one (127.0.0.1:9000, [::1]:9000),
+// localhost when it listens on every address (:9000, 0.0.0.0:9000).
+func listenURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "http://localhost:8080"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

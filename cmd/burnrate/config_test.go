@@ -88,3 +88,16 @@ func TestConfigMail(t *testing.T) {
 		}
 	}
 }
+
+// TestListenURL checks the URL printed for an ADDR: the one the server
+// really listens on.
+func TestListenURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080": "http://localhost:8080", "127.0.0.1:9000": "http://127.0.0.1:9000", "[::1]:9001": "http://[::1]:9001",
+		"0.0.0.0:9002": "http://localhost:9002", "[::]:9003": "http://localhost:9003", "burnrate.internal:80": "http://burnrate.internal:80",
+	} {
+		if got := listenURL(addr); got != want {
+			t.Errorf("listenURL(%q) = %q, want %q", addr, got, want)
+		}
+	}
+}

@@ -5,6 +5,43 @@ document.addEventListener("htmx:configRequest", function (evt) {
   if (meta) evt.detail.headers["X-CSRF-Token"] = meta.content;
 });
 
+// The nav collapses behind a Menu button on narrow screens (app.css); the
+// "js" class tells the stylesheet the button works, so without JavaScript
+// the links stay shown.
+document.documentElement.classList.add("js");
+document.addEventListener("click", function (evt) {
+  var btn = evt.target.closest && evt.target.closest("[data-nav-toggle]");
+  if (!btn) return;
+  var links = document.getElementById(btn.getAttribute("aria-controls"));
+  var open = btn.getAttribute("aria-expanded") !== "true";
+  btn.setAttribute("aria-expanded", String(open));
+  if (links) links.classList.toggle("open", open);
+});
+
+// Forms with data-validate-on-submit recompute as their inputs change, but
+// only a submit shows errors: those live requests say so in a header, and
+// the server answers a half-filled form with 204 (nothing swapped).
+document.addEventListener("htmx:configRequest", function (evt) {
+  var elt = evt.detail.elt;
+  var trigger = evt.detail.triggeringEvent;
+  if (elt && elt.hasAttribute && elt.hasAttribute("data-validate-on-submit") && (!trigger || trigger.type !== "submit")) {
+    evt.detail.headers["X-Live-Preview"] = "1";
+  }
+});
+
+// Copy buttons: data-copy="ID" copies the text of the element with that id.
+document.addEventListener("click", function (evt) {
+  var btn = evt.target.closest && evt.target.closest("[data-copy]");
+  if (!btn) return;
+  var src = document.getElementById(btn.getAttribute("data-copy"));
+  if (!src || !navigator.clipboard) return;
+  navigator.clipboard.writeText(src.textContent.trim()).then(function () {
+    btn.textContent = "Copied";
+  }, function () {
+    btn.textContent = "Select and copy it";
+  });
+});
+
 // What would otherwise be inline event handlers, which the CSP forbids (an
 // injected handler would run as easily as ours), asked for by attributes:
 //   data-confirm="Question?" on a form asks before the form is submitted;
@@ -147,9 +184,10 @@ function burnrateTip(title, rows, footer) {
 
 // burnrateTipValue is a point's value as tooltip text: the y of [x, y]
 // pairs, numbers rounded for reading.
-function burnrateTipValue(p) {
+function burnrateTipValue(p, currency) {
   var v = p.value;
   if (Array.isArray(v)) v = p.encode && p.encode.y ? v[p.encode.y[0]] : v[v.length - 1];
+  if (currency && v !== null && v !== undefined && v !== "" && isFinite(Number(v))) return burnrateMoney(v, currency);
   if (typeof v === "number") return v.toLocaleString("en-US", { maximumFractionDigits: 2 });
   return String(v);
 }
@@ -157,14 +195,16 @@ function burnrateTipValue(p) {
 // burnrateDefaultTip replaces ECharts' own tooltip on every chart drawn from
 // JSON, whatever formatter the JSON carried (a formatter string is an HTML
 // template in a tooltip).
-function burnrateDefaultTip(params) {
-  params = [].concat(params || []);
-  if (!params.length) return "";
-  var first = params[0];
-  var title = first.axisValueLabel !== undefined ? first.axisValueLabel : first.name;
-  return burnrateTip(title, params.map(function (p) {
-    return { color: p.color, text: p.seriesName + ": " + burnrateTipValue(p) };
-  }));
+function burnrateDefaultTip(currency) {
+  return function (params) {
+    params = [].concat(params || []).filter(function (p) { return p.value !== null && p.value !== undefined; });
+    if (!params.length) return "";
+    var first = params[0];
+    var title = first.axisValueLabel !== undefined ? first.axisValueLabel : first.name;
+    return burnrateTip(title, params.map(function (p) {
+      return { color: p.color, text: p.seriesName + ": " + burnrateTipValue(p, currency) };
+    }));
+  };
 }
 
 function burnrateRenderCharts() {
@@ -180,8 +220,19 @@ function burnrateRenderCharts() {
     }
     burnrateAxisFormatters(option.xAxis);
     burnrateAxisFormatters(option.yAxis);
+    var theme = burnrateTheme();
+    option.textStyle = { color: theme.text };
+    [].concat(option.xAxis || [], option.yAxis || []).forEach(function (ax) {
+      if (!ax) return;
+      ax.axisLabel = ax.axisLabel || {};
+      ax.axisLabel.color = theme.muted;
+      ax.nameTextStyle = { color: theme.muted };
+      ax.splitLine = ax.splitLine || {};
+      ax.splitLine.lineStyle = { color: theme.grid };
+    });
+    if (option.legend) [].concat(option.legend).forEach(function (l) { l.textStyle = { color: theme.text }; });
     if (option.tooltip) {
-      option.tooltip.formatter = burnrateDefaultTip;
+      option.tooltip.formatter = burnrateDefaultTip(el.getAttribute("data-currency"));
       option.tooltip.className = "chart-tip";
     }
     var old = echarts.getInstanceByDom(el);
@@ -199,11 +250,44 @@ window.addEventListener("resize", function () {
     if (c) c.resize();
   });
 });
+// Numbers are written the one way the server writes them
+// (quantity.FormatAmount): thousands separators, two decimals, more only
+// for amounts below one (0.0025), and money always with its currency
+// code, which the page hands over in data-currency.
+function burnrateAmount(v) {
+  var n = Number(v);
+  if (!isFinite(n)) return String(v);
+  var a = Math.abs(n), places = 2;
+  if (a > 0 && a < 1) places = Math.min(Math.max(Math.floor(-Math.log10(a)) + 2, 2), 6);
+  var s = n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: places });
+  return s === "-0.00" ? "0.00" : s;
+}
+function burnrateMoney(v, currency) { return burnrateAmount(v) + " " + currency; }
+// burnrateAxis writes an axis tick: whole numbers with separators.
+function burnrateAxis(v) { return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 }); }
+
+// burnrateTheme is the page's colours (Pico's, light or dark) for chart
+// text, axes and gridlines, so that charts stay readable in dark mode.
+function burnrateTheme() {
+  var cs = getComputedStyle(document.body);
+  var text = cs.color || "#333";
+  var muted = cs.getPropertyValue("--pico-muted-color").trim() || text;
+  var grid = cs.getPropertyValue("--pico-muted-border-color").trim() || "#ccc";
+  return { text: text, muted: muted, grid: grid };
+}
+
+// Twelve colours told apart easily (Tableau 10 and two more), for the
+// series; budgets are drawn in the text colour, dashed, and unusual days
+// in red.
+var burnratePalette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#8c564b"];
+var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
+
 // Dashboard charts: one per currency (never summed together), drawn with
 // ECharts from the JSON the page embeds in #chart-data. The same numbers
 // are in the tables below the charts for readers without JavaScript.
 (function () {
-  function exactTooltip(exact, totals) {
+  function exactTooltip(exact, totals, currency, notes) {
     return function (params) {
       if (!params.length) return "";
       var i = params[0].dataIndex;
@@ -211,11 +295,15 @@ window.addEventListener("resize", function () {
       params.forEach(function (p) {
         var vals = exact[p.seriesName];
         if (!vals) return;
-        var v = p.seriesType === "scatter" ? vals[p.dataIndex] : vals[i];
+        if (notes[p.seriesName]) {
+          rows.push({ color: p.color, text: p.seriesName + ": " + notes[p.seriesName][p.dataIndex] });
+          return;
+        }
+        var v = vals[i];
         if (v === undefined || Number(v) === 0) return;
-        rows.push({ color: p.color, text: p.seriesName + ": " + v });
+        rows.push({ color: p.color, text: p.seriesName + ": " + burnrateMoney(v, currency) });
       });
-      var total = totals && totals[i] !== undefined ? "Total: " + totals[i] : "";
+      var total = totals && totals[i] !== undefined ? "Total: " + burnrateMoney(totals[i], currency) : "";
       return burnrateTip(params[0].axisValueLabel, rows, total);
     };
   }
@@ -224,33 +312,42 @@ window.addEventListener("resize", function () {
     var src = document.getElementById("chart-data");
     if (!src || !window.echarts) return;
     var data = JSON.parse(src.textContent);
+    var theme = burnrateTheme();
     (data.charts || []).forEach(function (c) {
       var box = document.getElementById("chart-" + c.currency);
       if (!box) return;
+      var currency = box.getAttribute("data-currency") || c.currency;
       var old = echarts.getInstanceByDom(box);
       if (old) old.dispose();
       box.textContent = "";
       var chart = echarts.init(box, null, { renderer: "svg" });
-      var series = [], exact = {}, totals = c.totals;
-      if (data.view === "cumulative") {
-        var name = "Spent this month (cumulative)";
-        series.push({ name: name, type: "line", data: c.cumulative.map(Number), areaStyle: { opacity: 0.15 }, symbol: "none" });
-        exact[name] = c.cumulative;
-        c.budgets.forEach(function (b) {
-          var n = b.name + " (pace)";
-          series.push({ name: n, type: "line", data: b.pace.map(Number), symbol: "none", lineStyle: { type: "dashed", width: 2 } });
-          exact[n] = b.pace;
+      var series = [], exact = {}, notes = {}, totals = c.totals, budgetNames = [], spendNames = [];
+      // Budget lines come first in the legend, so that scrolling it never
+      // hides them; they are drawn above the bars.
+      function budgetLine(b, k, name, values, step) {
+        series.push({
+          name: name, type: "line", step: step, data: values.map(Number), symbol: "none", z: 5,
+          lineStyle: { type: burnrateBudgetDashes[k % burnrateBudgetDashes.length], width: 2, color: theme.text },
+          itemStyle: { color: theme.text }
         });
+        exact[name] = values;
+        budgetNames.push(name);
+      }
+      if (data.view === "cumulative") {
+        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (pace)", b.pace, false); });
+        var name = "Spent (cumulative, from each 1st)";
+        series.push({ name: name, type: "line", data: c.cumulative.map(Number), areaStyle: { opacity: 0.15 }, symbol: "none",
+          color: burnratePalette[0] });
+        exact[name] = c.cumulative;
+        spendNames.push(name);
         totals = null;
       } else {
-        c.series.forEach(function (s) {
-          series.push({ name: s.name, type: "bar", stack: "spend", data: s.data.map(Number), emphasis: { focus: "series" } });
+        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (per day)", b.daily, "middle"); });
+        c.series.forEach(function (s, k) {
+          series.push({ name: s.name, type: "bar", stack: "spend", data: s.data.map(Number), emphasis: { focus: "series" },
+            color: burnratePalette[k % burnratePalette.length] });
           exact[s.name] = s.data;
-        });
-        c.budgets.forEach(function (b) {
-          var n = b.name + " (per day)";
-          series.push({ name: n, type: "line", step: "middle", data: b.daily.map(Number), symbol: "none", lineStyle: { type: "dashed", width: 2 } });
-          exact[n] = b.daily;
+          spendNames.push(s.name);
         });
         if (c.anomalies.length) {
           var n = "Unusual day";
@@ -258,16 +355,27 @@ window.addEventListener("resize", function () {
             name: n, type: "scatter", symbol: "pin", symbolSize: 30, itemStyle: { color: "#c62828" }, z: 10,
             data: c.anomalies.map(function (a) { return [a.day, Number(a.amount)]; })
           });
-          exact[n] = c.anomalies.map(function (a) { return a.note; });
+          exact[n] = c.anomalies.map(function (a) { return a.amount; });
+          notes[n] = c.anomalies.map(function (a) { return burnrateMoney(a.amount, currency) + " — " + a.note; });
+          budgetNames.push(n);
         }
       }
+      var axisText = { color: theme.muted };
       chart.setOption({
         animation: false,
-        tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, confine: true, className: "chart-tip", formatter: exactTooltip(exact, totals) },
-        legend: { type: "scroll", top: 0 },
-        grid: { left: 70, right: 20, top: 40, bottom: 30 },
-        xAxis: { type: "category", data: c.days },
-        yAxis: { type: "value", name: c.currency },
+        aria: { enabled: true },
+        textStyle: { color: theme.text },
+        tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, confine: true, className: "chart-tip",
+          formatter: exactTooltip(exact, totals, currency, notes) },
+        legend: { type: "scroll", top: 0, left: 0, right: 0, data: budgetNames.concat(spendNames),
+          textStyle: { color: theme.text }, pageTextStyle: { color: theme.text },
+          pageIconColor: theme.text, pageIconInactiveColor: theme.grid },
+        // The legend has its own band above the plot, and containLabel
+        // keeps the axis labels inside the box: nothing overlaps.
+        grid: { left: 8, right: 16, top: 56, bottom: 8, containLabel: true },
+        xAxis: { type: "category", data: c.days, axisLabel: axisText, axisLine: { lineStyle: { color: theme.grid } } },
+        yAxis: { type: "value", name: currency, nameTextStyle: { color: theme.muted, align: "left" },
+          axisLabel: { color: theme.muted, formatter: burnrateAxis }, splitLine: { lineStyle: { color: theme.grid } } },
         series: series
       });
       box.dataset.rendered = String((Number(box.dataset.rendered) || 0) + 1);
@@ -278,6 +386,11 @@ window.addEventListener("resize", function () {
   document.addEventListener("DOMContentLoaded", render);
   document.addEventListener("htmx:afterSettle", render);
   document.addEventListener("htmx:historyRestore", render);
+  // Dark mode can change while the page is open.
+  if (window.matchMedia) {
+    var mq = window.matchMedia("(prefers-color-scheme: dark)");
+    if (mq.addEventListener) mq.addEventListener("change", function () { render(); burnrateRenderCharts(); });
+  }
   window.addEventListener("resize", function () {
     document.querySelectorAll("[data-testid=chart]").forEach(function (box) {
       var ch = window.echarts && echarts.getInstanceByDom(box);

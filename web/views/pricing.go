@@ -138,7 +138,7 @@ func usdPtr(d *decimal.Decimal) string {
 	return usd(*d)
 }
 
-func usd4(d decimal.Decimal) string { return "$" + d.StringFixed(4) }
+func usd4(d decimal.Decimal) string { return "$" + quantity.Group(d.StringFixed(4)) }
 
 func num(f float64) string {
 	switch {
@@ -173,7 +173,7 @@ func billed(m map[string]decimal.Decimal) string {
 	sort.Strings(cur)
 	var parts []string
 	for _, c := range cur {
-		parts = append(parts, m[c].StringFixed(2)+" "+c)
+		parts = append(parts, quantity.FormatMoney(m[c], c))
 	}
 	return strings.Join(parts, ", ")
 }

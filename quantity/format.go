@@ -1,0 +1,96 @@
+package quantity
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// The one way numbers are written for people: pages, chart tooltips and
+// axes (static/js/app.js follows the same rules), CLI text, emails and
+// alerts. CSV files and JSON APIs keep exact plain decimals instead.
+
+// FormatAmount writes money without its currency: thousands separators and two
+// decimals (1,234.50); amounts below one keep two significant digits after
+// the leading zeros (0.0025, the price of a token), up to six places, so
+// small prices do not read as 0.00.
+func FormatAmount(d decimal.Decimal) string {
+	places := int32(2)
+	if abs := d.Abs(); abs.IsPositive() && abs.LessThan(decimal.NewFromInt(1)) {
+		// 0.0025 has its first digit at place 3: keep places 3 and 4.
+		first := int32(-abs.Exponent()) - int32(len(abs.Coefficient().String())) + 1
+		places = min(max(first+1, 2), 6)
+	}
+	s := d.Round(places).StringFixed(places)
+	if places > 2 {
+		// 0.002500 → 0.0025, but never fewer than two places.
+		whole, frac, _ := strings.Cut(s, ".")
+		frac = strings.TrimRight(frac, "0")
+		for len(frac) < 2 {
+			frac += "0"
+		}
+		s = whole + "." + frac
+	}
+	if s == "-0.00" {
+		s = "0.00"
+	}
+	return Group(s)
+}
+
+// FormatMoney writes an amount with its currency code, always: 1,234.50 USD.
+func FormatMoney(d decimal.Decimal, currency string) string {
+	return FormatAmount(d) + " " + currency
+}
+
+// FormatFormatSignedMoney is FormatMoney with a + on increases, for changes.
+func FormatSignedMoney(d decimal.Decimal, currency string) string {
+	if d.IsPositive() {
+		return "+" + FormatMoney(d, currency)
+	}
+	return FormatMoney(d, currency)
+}
+
+// FormatCount writes a whole count with thousands separators: 134,080.
+func FormatCount(n int64) string { return Group(strconv.FormatInt(n, 10)) }
+
+// FormatDecimal writes d rounded to places with thousands separators (GPU-hours:
+// 1,204.5).
+func FormatDecimal(d decimal.Decimal, places int32) string { return Group(d.StringFixed(places)) }
+
+// FormatCompact writes a large count short, for tokens and axis labels: 1.2B,
+// 340M, 12.5k, 999; one decimal, dropped when zero.
+func FormatCompact(n int64) string {
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	out := strconv.FormatInt(n, 10)
+	for _, u := range []struct {
+		size   int64
+		suffix string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}} {
+		if n >= u.size {
+			out = decimal.NewFromInt(n).Div(decimal.NewFromInt(u.size)).Round(1).String() + u.suffix
+			break
+		}
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// FormatBytes writes a size in bytes for people: 131 KB, 4.2 MB (powers of
+// 1,000, as people read file sizes).
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return decimal.NewFromInt(n).Div(decimal.NewFromInt(1e9)).Round(1).String() + " GB"
+	case n >= 1e6:
+		return decimal.NewFromInt(n).Div(decimal.NewFromInt(1e6)).Round(1).String() + " MB"
+	case n >= 1e3:
+		return decimal.NewFromInt(n).Div(decimal.NewFromInt(1e3)).Round(0).String() + " KB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

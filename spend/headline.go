@@ -1,0 +1,159 @@
+package spend
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store"
+)
+
+// Headline is the first thing the dashboard shows, whatever the view's
+// filters: what the org spent yesterday (the last complete day; bills for
+// today are still arriving) against the day before and the daily budgets,
+// this month so far, the forecast to the month's end against the monthly
+// budgets, and every budget, worst first.
+type Headline struct {
+	Yesterday  time.Time
+	Currencies []HeadlineCurrency // the org's own currency first, the others alphabetical
+	// Budgets is every budget, over first, then forecast over, then the
+	// rest (see budget.Rank): daily budgets as of Yesterday (a whole day),
+	// monthly ones as of today.
+	Budgets []budget.Status
+}
+
+// HeadlineCurrency is one currency of a Headline.
+type HeadlineCurrency struct {
+	Currency string
+	// Day is yesterday against the day before (the digest's numbers).
+	Day DayCurrency
+	// Month is today's month so far and its forecast.
+	Month MonthCard
+	// DailyBudget and MonthlyBudget sum this currency's budgets on all
+	// spend (no scope) of each period, the amounts Day.Spent and
+	// Month.Forecast are measured against; zero when there is none.
+	DailyBudget, MonthlyBudget decimal.Decimal
+	// Counts of this currency's budgets (any scope) by period and standing.
+	DailyOver, DailyCount                          int
+	MonthlyOver, MonthlyForecastOver, MonthlyCount int
+}
+
+// BuildHeadline computes org's Headline on today (a day in the org's time
+// zone). It reads daily_spend, and charges for budgets scoped by tags.
+func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today time.Time) (Headline, error) {
+	yesterday := budget.AddDays(today, -1)
+	h := Headline{Yesterday: yesterday}
+	rep, err := Day(ctx, st, org.ID, yesterday, store.DimProvider)
+	if err != nil {
+		return h, err
+	}
+	monthRows, err := st.SpendByDay(ctx, org.ID, store.SpendFilter{
+		From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0), To: today}, "")
+	if err != nil {
+		return h, err
+	}
+	byCur := map[string]*HeadlineCurrency{}
+	cur := func(c string) *HeadlineCurrency {
+		if byCur[c] == nil {
+			byCur[c] = &HeadlineCurrency{Currency: c}
+		}
+		return byCur[c]
+	}
+	for _, c := range rep.Currencies {
+		cur(c.Currency).Day = c
+	}
+	for _, m := range MonthCards(monthRows, today) {
+		cur(m.Currency).Month = m
+	}
+
+	budgets, err := st.Budgets(ctx, org.ID)
+	if err != nil {
+		return h, err
+	}
+	var daily, monthly []store.Budget
+	for _, b := range budgets {
+		if budget.Period(b.Period) == budget.Daily {
+			daily = append(daily, b)
+		} else {
+			monthly = append(monthly, b)
+		}
+	}
+	dailyStatus, err := statuses(ctx, st, org, daily, yesterday)
+	if err != nil {
+		return h, err
+	}
+	monthlyStatus, err := statuses(ctx, st, org, monthly, today)
+	if err != nil {
+		return h, err
+	}
+	for _, s := range dailyStatus {
+		c := cur(s.Budget.Currency)
+		c.DailyCount++
+		if s.Standing == budget.StatusOver {
+			c.DailyOver++
+		}
+		if s.Budget.Scope.Empty() {
+			c.DailyBudget = c.DailyBudget.Add(s.Budget.Amount)
+		}
+	}
+	for _, s := range monthlyStatus {
+		c := cur(s.Budget.Currency)
+		c.MonthlyCount++
+		switch s.Standing {
+		case budget.StatusOver:
+			c.MonthlyOver++
+		case budget.StatusWarn:
+			c.MonthlyForecastOver++
+		}
+		if s.Budget.Scope.Empty() {
+			c.MonthlyBudget = c.MonthlyBudget.Add(s.Budget.Amount)
+		}
+	}
+	h.Budgets = append(dailyStatus, monthlyStatus...)
+	budget.Rank(h.Budgets)
+
+	for _, c := range byCur {
+		h.Currencies = append(h.Currencies, *c)
+	}
+	slices.SortFunc(h.Currencies, func(a, b HeadlineCurrency) int { return CompareCurrencies(org.Currency, a.Currency, b.Currency) })
+	return h, nil
+}
+
+// statuses is the status on day of each of bs: those not scoped by tags in
+// one pass over daily_spend, the others from charges one by one.
+func statuses(ctx context.Context, st *store.Store, org store.Org, bs []store.Budget, day time.Time) ([]budget.Status, error) {
+	out, err := budget.Statuses(ctx, st, org.ID, bs, day)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range bs {
+		if len(b.Scope.Tags) == 0 {
+			continue
+		}
+		s, err := budget.Load(ctx, st, org, b, day, 0)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// CompareCurrencies orders currency codes with main (the org's own) first
+// and the others alphabetically, for every list of currencies shown.
+func CompareCurrencies(main, a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == main:
+		return -1
+	case b == main:
+		return 1
+	case a < b:
+		return -1
+	}
+	return 1
+}

@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// DashboardView returns the dashboard view (its URL query) userID last
+// looked at in orgID, or "" when there is none.
+func (s *Store) DashboardView(ctx context.Context, orgID, userID int64) (string, error) {
+	var q string
+	err := s.q.QueryRow(ctx, `SELECT query FROM dashboard_views WHERE org_id = $1 AND user_id = $2`, orgID, userID).Scan(&q)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return q, mapError("dashboard view", err)
+}
+
+// SaveDashboardView remembers query as the view userID last looked at in
+// orgID; saving the same view again writes nothing.
+func (s *Store) SaveDashboardView(ctx context.Context, orgID, userID int64, query string) error {
+	_, err := s.q.Exec(ctx, `
+		INSERT INTO dashboard_views (org_id, user_id, query) VALUES ($1, $2, $3)
+		ON CONFLICT (org_id, user_id) DO UPDATE SET query = excluded.query, updated_at = now()
+		WHERE dashboard_views.query IS DISTINCT FROM excluded.query`, orgID, userID, query)
+	return mapError("save dashboard view", err)
+}
+
+// SpendSpan returns the first and last day orgID has rolled-up spend on;
+// ok is false when it has none.
+func (s *Store) SpendSpan(ctx context.Context, orgID int64) (first, last time.Time, ok bool, err error) {
+	var f, l *time.Time
+	err = s.q.QueryRow(ctx, `SELECT min(day), max(day) FROM daily_spend WHERE org_id = $1`, orgID).Scan(&f, &l)
+	if err != nil || f == nil || l == nil {
+		return first, last, false, mapError("spend span", err)
+	}
+	return f.UTC(), l.UTC(), true, nil
+}

@@ -1,0 +1,145 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// TestDashboardDefaultsToLast30DaysAndRemembersTheView checks that a first
+// visit shows the last 30 days, that /dashboard then shows the view last
+// looked at (per person: another member still gets the default), and that
+// a remembered range without spend says which days the data covers and
+// links to them.
+func TestDashboardDefaultsToLast30DaysAndRemembersTheView(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, _, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+
+	d := doc(t, c.get("/dashboard"))
+	if v, _ := d.Find(`[data-testid=filter-range] option[selected]`).Attr("value"); v != "30d" {
+		t.Fatalf("first visit range = %q, want 30d", v)
+	}
+	today := budget.Day(time.Now(), org.Location())
+	from, _ := d.Find(`[data-testid=filter-from]`).Attr("value")
+	if from != budget.AddDays(today, -29).Format(time.DateOnly) {
+		t.Errorf("from = %s", from)
+	}
+
+	wantStatus(t, c.get("/dashboard?range=custom&from=2020-01-01&to=2020-01-31&group=team&provider=AWS"), http.StatusOK)
+	d = doc(t, c.get("/dashboard"))
+	if v, _ := d.Find(`[data-testid=filter-from]`).Attr("value"); v != "2020-01-01" {
+		t.Fatalf("remembered from = %q", v)
+	}
+	if v, _ := d.Find(`[data-testid=filter-group] option[selected]`).Attr("value"); v != "team" {
+		t.Errorf("remembered group = %q", v)
+	}
+	// The filter in force is a chip that drops it.
+	chip := d.Find(`[data-testid=filter-chip]`)
+	href, _ := chip.Attr("href")
+	if chip.Length() != 1 || !strings.Contains(chip.Text(), "Provider: AWS") || strings.Contains(href, "provider=") || !strings.Contains(href, "group=team") {
+		t.Errorf("chip = %q → %q", chip.Text(), href)
+	}
+	// Nothing in 2020: the page says where the data is, and links there.
+	empty := d.Find(`[data-testid=empty-range]`)
+	link, _ := empty.Find(`[data-testid=show-data-range]`).Attr("href")
+	first := budget.AddDays(today, -89).Format(time.DateOnly)
+	if !strings.Contains(empty.Text(), "with these filters") || !strings.Contains(link, "from="+first) || !strings.Contains(link, "to="+today.Format(time.DateOnly)) {
+		t.Errorf("empty range = %q, link %q", empty.Text(), link)
+	}
+	q, _ := url.ParseQuery(strings.TrimPrefix(link, "/dashboard?"))
+	if q.Get("range") != "custom" || q.Get("provider") != "AWS" {
+		t.Errorf("link keeps the view? %v", q)
+	}
+
+	// Another member of the org has a view of their own.
+	other := storetest.Member(t, b.st, org, "viewer")
+	c2 := b.client(t)
+	c2.login(other.Email)
+	if v, _ := doc(t, c2.get("/dashboard")).Find(`[data-testid=filter-range] option[selected]`).Attr("value"); v != "30d" {
+		t.Errorf("another member sees range %q, want the default", v)
+	}
+}
+
+// TestDashboardHeadline checks the first screen's numbers against the
+// digest's computation of yesterday, the budgets worst first, and "Cloud
+// (not LLM)" for spend without a model.
+func TestDashboardHeadline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, _, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/dashboard?range=30d&group=model"))
+	main := d.Find(`[data-testid=headline-currency]`).First()
+	if cur, _ := main.Attr("data-currency"); cur != "USD" {
+		t.Errorf("first currency = %q, want the org's own (USD)", cur)
+	}
+	if s := main.Find(`[data-testid=yesterday-spend]`).Text(); !strings.HasSuffix(s, " USD") || !strings.Contains(s, ",") {
+		t.Errorf("yesterday = %q", s)
+	}
+	var standings []string
+	d.Find(`[data-testid=headline-budgets] [data-testid=budget-card]`).Each(func(_ int, s *goquery.Selection) {
+		st, _ := s.Attr("data-status")
+		standings = append(standings, st)
+	})
+	rank := map[string]int{"over": 0, "warn": 1, "ok": 2}
+	for i := 1; i < len(standings); i++ {
+		if rank[standings[i]] < rank[standings[i-1]] {
+			t.Fatalf("budgets not worst first: %v", standings)
+		}
+	}
+	if len(standings) != 6 || standings[0] != "over" || d.Find(`[data-testid=more-budgets]`).Length() != 1 {
+		t.Errorf("budgets %v, and the rest folded into \"N more\"", standings)
+	}
+	if !strings.Contains(d.Find(`script#chart-data`).Text(), "Cloud (not LLM)") || strings.Contains(d.Find(`script#chart-data`).Text(), "(none)") {
+		t.Error("spend without a model is not \"Cloud (not LLM)\"")
+	}
+	if title := d.Find(`[data-testid=chart-title]`).Text(); !strings.HasPrefix(title, "Daily spend by model") {
+		t.Errorf("chart title = %q", title)
+	}
+	d = doc(t, c.get("/dashboard?range=90d&chart=cumulative"))
+	if title := d.Find(`[data-testid=chart-title]`).Text(); !strings.HasPrefix(title, "Cumulative spend by month") {
+		t.Errorf("cumulative chart title = %q", title)
+	}
+}
+
+// TestBudgetPageBurnDownAndHistoryFromTheData checks a monthly budget's
+// page: a burn-down chart of the period's days, and past periods only from
+// the first with data (the demo has 90 days: no period before them).
+func TestBudgetPageBurnDownAndHistoryFromTheData(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, _, res := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/budgets/"+itoa(res.Budgets[0].ID)))
+	chart := d.Find(`script#burn-chart`).Text()
+	today := budget.Day(time.Now(), org.Location())
+	if !strings.Contains(chart, `"Spent"`) || !strings.Contains(chart, `"Budget, spread over the month"`) ||
+		strings.Count(chart, ` `+today.Format("Jan")+`"`) != budget.DaysInMonth(today) {
+		t.Errorf("burn-down = %.300s", chart)
+	}
+	first := budget.AddDays(today, -89)
+	d.Find(`[data-testid=history-row] td:first-child`).Each(func(_ int, s *goquery.Selection) {
+		end, err := time.Parse(time.DateOnly, strings.TrimSpace(strings.SplitN(s.Text(), "–", 2)[1]))
+		if err != nil || end.Before(first) {
+			t.Errorf("past period %q ends before the data (%s)", s.Text(), first.Format(time.DateOnly))
+		}
+	})
+	if d.Find(`[data-testid=history-row]`).Length() < 2 {
+		t.Error("past periods with data are missing")
+	}
+	if text := d.Find(`[data-testid=budget-runs-out]`).Text(); !strings.Contains(text, "At this pace") && !strings.Contains(text, "Used up on") {
+		t.Errorf("runs out = %q", text)
+	}
+}

@@ -1,0 +1,129 @@
+package web_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// TestUploadOutcomeLinksToItsPeriod checks the summary after an upload:
+// the total rounded for reading (the exact one in its title), and "See it
+// on the dashboard" opening the imported days.
+func TestUploadOutcomeLinksToItsPeriod(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	csv := "BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1234.52022672899,2024-03-05 01:00:00,USD,AWS\n1,2024-03-09 01:00:00,USD,AWS\n"
+	rec := c.postFile("/imports", "file", "focus.csv", []byte(csv), nil)
+	wantStatus(t, rec, http.StatusOK)
+	d := doc(t, rec)
+	total := d.Find(`[data-testid=import-total]`)
+	if title, _ := total.Attr("title"); total.Text() != "1,235.52 USD" || title != "1235.52022672899 USD" {
+		t.Errorf("total = %q (title %q)", total.Text(), title)
+	}
+	if href, _ := d.Find(`[data-testid=see-on-dashboard]`).Attr("href"); href != "/dashboard?range=custom&from=2024-03-05&to=2024-03-09" {
+		t.Errorf("see it on the dashboard → %q", href)
+	}
+}
+
+// TestTokensEmptyStateSaysWhatTheyAreFor checks the tokens page of an org
+// without any, and the copy button of a new one.
+func TestTokensEmptyStateSaysWhatTheyAreFor(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/tokens"))
+	if e := d.Find(`[data-testid=tokens-empty]`); e.Length() != 1 || !strings.Contains(e.Text(), "without a password") {
+		t.Fatalf("empty state = %q", e.Text())
+	}
+	rec := c.post("/tokens", map[string][]string{"name": {"nightly"}})
+	if rec.Code == http.StatusSeeOther {
+		rec = c.get(rec.Header().Get("Location"))
+	}
+	d = doc(t, rec)
+	if target, _ := d.Find(`[data-testid=copy-token]`).Attr("data-copy"); target == "" || d.Find("#"+target).Text() == "" {
+		t.Fatalf("copy button targets %q", target)
+	}
+	if d.Find(`[data-testid=tokens-empty]`).Length() != 0 {
+		t.Error("empty state shown beside a token")
+	}
+}
+
+// TestStaticAssetsCompressedAndCached checks that pages link assets by a
+// content hash, served gzipped with a year's Cache-Control under that
+// hash, revalidated (ETag, 304) without it.
+func TestStaticAssetsCompressedAndCached(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	page := b.client(t).get("/login").Body.String()
+	m := regexp.MustCompile(`/static/vendor/htmx\.min\.js\?v=([0-9a-f]{12})`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page does not link htmx by its hash")
+	}
+	get := func(path string, h map[string]string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		b.srv.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := get(m[0], map[string]string{"Accept-Encoding": "br, gzip"})
+	wantStatus(t, rec, http.StatusOK)
+	if rec.Header().Get("Content-Encoding") != "gzip" || !strings.Contains(rec.Header().Get("Cache-Control"), "max-age=31536000") {
+		t.Fatalf("headers = %v", rec.Header())
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	raw := get("/static/vendor/htmx.min.js", nil)
+	if !bytes.Equal(plain, raw.Body.Bytes()) || raw.Header().Get("Content-Encoding") != "" || raw.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("plain: %d bytes vs %d, headers %v", len(plain), raw.Body.Len(), raw.Header())
+	}
+	wantStatus(t, get("/static/vendor/htmx.min.js", map[string]string{"If-None-Match": raw.Header().Get("ETag")}), http.StatusNotModified)
+	wantStatus(t, get("/static/vendor/htmx.min.js", map[string]string{"Accept-Encoding": "gzip;q=0"}), http.StatusOK)
+	if rec := get("/static/vendor/htmx.min.js", map[string]string{"Accept-Encoding": "gzip;q=0"}); rec.Header().Get("Content-Encoding") != "" {
+		t.Error("gzip sent to a client that refused it")
+	}
+	for _, p := range []string{"/static/../static.go", "/static/nope.js", "/static/css", "/static/assets.go"} {
+		if rec := get(p, nil); rec.Code != http.StatusNotFound && rec.Code != http.StatusMovedPermanently {
+			t.Errorf("%s: %d", p, rec.Code)
+		}
+	}
+}
+
+// TestAdvisorLivePreviewKeepsQuiet checks that the advisor's live requests
+// (sent while typing) get no errors for a half-filled form, and a submit
+// does.
+func TestAdvisorLivePreviewKeepsQuiet(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	for live, want := range map[string]int{"1": http.StatusNoContent, "": http.StatusUnprocessableEntity} {
+		req := httptest.NewRequest(http.MethodGet, "/advisor?job=training&params=13&tokens=", nil)
+		req.Header.Set("HX-Request", "true")
+		if live != "" {
+			req.Header.Set("X-Live-Preview", live)
+		}
+		rec := c.do(req)
+		if rec.Code != want {
+			t.Errorf("live %q: %d, want %d (%.200s)", live, rec.Code, want, rec.Body)
+		}
+	}
+}
