@@ -216,7 +216,7 @@ var servingBenchmarks = []servingBenchmark{
 	{"vLLM Llama 3.1 8B, 1× L4", "llama-3.1-8b", BF16, "L4", 1, 558.0 / (558 + 513), 558 + 513,
 		"arc53/llm-price-compass gpu-benchmarks.csv: 1000 prompts, 558 input + 513 output tok/s"},
 	{"vLLM 0.6.6 Llama 3.3 70B, 4× A100-80GB TP4", "llama-3.3-70b", BF16, "A100-80GB", 4, 0.5, (1414 + 1496) / 2.0,
-		"vllm-project/vllm issue #12315: 200 ShareGPT prompts, 1,414–1,496 total tok/s (714–756 output)"},
+		"github.com/vllm-project/vllm/issues/12315: 200 ShareGPT prompts, 1,414–1,496 total tok/s (714–756 output)"},
 	{"vLLM Qwen3-VL-32B FP8 (text), 1× L40S", "qwen3-32b", FP8, "L40S", 1, 217393.0 / (217393 + 189963), 1333.62,
 		"vllm-project/vllm pull #29217 (before the kernel tuning): 1000 ShareGPT prompts, 217,393 input + 189,963 output tokens, 1,333.62 total tok/s"},
 }
