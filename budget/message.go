@@ -8,8 +8,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -78,9 +76,9 @@ func (a Alert) view(link string) alertView {
 	v := alertView{
 		Name:     oneLine(b.Name),
 		Headline: "has crossed " + percents(a.Thresholds) + " of its amount",
-		Spent: formatMoney(s.Spent, b.Currency) + " of " + formatMoney(b.Amount, b.Currency) +
+		Spent: quantity.FormatMoney(s.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) +
 			" (" + strconv.Itoa(s.Percent) + "%)",
-		Forecast: formatMoney(s.Forecast, b.Currency),
+		Forecast: quantity.FormatMoney(s.Forecast, b.Currency),
 		Over:     s.Forecast.GreaterThan(b.Amount),
 		Scope:    scopeText(b.Scope, b.Currency),
 		Link:     link,
@@ -105,7 +103,7 @@ func (a Alert) view(link string) alertView {
 		if len(parts) == 0 {
 			parts = []string{"(no provider)"}
 		}
-		v.Drivers = append(v.Drivers, driverLine{Amount: formatMoney(d.Amount, d.Currency), Slice: strings.Join(parts, " · ")})
+		v.Drivers = append(v.Drivers, driverLine{Amount: quantity.FormatMoney(d.Amount, d.Currency), Slice: strings.Join(parts, " · ")})
 	}
 	return v
 }
@@ -172,12 +170,6 @@ func percents(ts []int) string {
 		return strings.Join(ps, "")
 	}
 	return strings.Join(ps[:len(ps)-1], ", ") + " and " + ps[len(ps)-1]
-}
-
-// formatMoney writes an amount with two decimals, thousands separators and
-// its currency: 1,234.50 USD.
-func formatMoney(d decimal.Decimal, currency string) string {
-	return quantity.Group(d.StringFixed(2)) + " " + currency
 }
 
 // scopeText says what spend a budget counts.

@@ -169,13 +169,13 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 	}
 
 	text := digest.Text(d, "https://burnrate.example.com")
-	for _, want := range []string{"OVER  “Daily cap” (daily): $230.00 of $100.00 (230%)", "Spent $230.00", "+188% on the day before ($80.00)",
+	for _, want := range []string{"OVER  “Daily cap” (daily): 230.00 USD of 100.00 USD (230%)", "Spent 230.00 USD", "+188% on the day before (80.00 USD)",
 		"https://burnrate.example.com/dashboard?range=custom&from=2026-03-10&to=2026-03-10"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	if s := digest.Subject(d); s != "Acme ML: $230.00 on Mar 10 — 1 budget over" {
+	if s := digest.Subject(d); s != "Acme ML: 230.00 USD on Mar 10 — 1 budget over" {
 		t.Errorf("subject %q", s)
 	}
 

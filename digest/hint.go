@@ -11,6 +11,7 @@ import (
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -102,7 +103,7 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 		Model: top.Model, APIMonth: api, SelfHostCost: self,
 		Text: fmt.Sprintf("Your %s volume of the last %d days costs about %s a month on the API; self-hosting %s, "+
 			"an open model of comparable quality (%s), on %d× %s would cost about %s.",
-			top.Model, HintWindow, Money(api, "USD"), res.SelfHost.OpenModel, sub.Tier, res.GPUsNeeded, res.SelfHost.GPU, Money(self, "USD")),
+			top.Model, HintWindow, quantity.FormatMoney(api, "USD"), res.SelfHost.OpenModel, sub.Tier, res.GPUsNeeded, res.SelfHost.GPU, quantity.FormatMoney(self, "USD")),
 		Link: "/breakeven",
 	}, nil
 }

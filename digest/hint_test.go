@@ -53,7 +53,7 @@ func TestHintComparesWithAComparableOpenModel(t *testing.T) {
 		t.Fatalf("the tier table has no substitute for gpt-4o: %+v", sub)
 	}
 	if d.Hint == nil {
-		t.Fatal("no hint for $165,000 a month of gpt-4o")
+		t.Fatal("no hint for 165,000 USD a month of gpt-4o")
 	}
 	if !strings.Contains(d.Hint.Text, sub.OpenModel) || !strings.Contains(d.Hint.Text, sub.Tier) || strings.Contains(d.Hint.Text, "llama-3.1-8b") {
 		t.Errorf("hint does not name %s (%s): %q", sub.OpenModel, sub.Tier, d.Hint.Text)

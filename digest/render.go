@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
@@ -84,7 +82,7 @@ func Text(d Digest, baseURL string) string { return newView(d, baseURL, "", "").
 func Subject(d Digest) string {
 	var spent []string
 	for _, a := range d.Spent() {
-		spent = append(spent, Money(a.Amount, a.Name))
+		spent = append(spent, quantity.FormatMoney(a.Amount, a.Name))
 	}
 	if len(spent) == 0 {
 		spent = []string{"nothing spent"}
@@ -190,14 +188,14 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	}
 	v.ChartAlt = "Daily spend in " + d.Chart.Currency + " for the " + strconv.Itoa(len(d.Chart.Days)) + " days to " + date
 	if d.Chart.Line.IsPositive() {
-		v.ChartAlt += ", against the " + oneLine(d.Chart.LineLabel) + " (" + Money(d.Chart.Line, d.Chart.Currency) + " a day)"
+		v.ChartAlt += ", against the " + oneLine(d.Chart.LineLabel) + " (" + quantity.FormatMoney(d.Chart.Line, d.Chart.Currency) + " a day)"
 	}
 	for _, c := range d.Currencies {
 		v.Currencies = append(v.Currencies, currencyViewOf(c, d.Day))
 	}
 	for _, b := range d.Budgets {
 		bv := budgetView{Name: oneLine(b.Name), Period: b.Period, State: "ok",
-			Line: Money(b.Spent, b.Currency) + " of " + Money(b.Amount, b.Currency) + " (" + strconv.Itoa(b.Percent) + "%)"}
+			Line: quantity.FormatMoney(b.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) + " (" + strconv.Itoa(b.Percent) + "%)"}
 		switch {
 		case b.Over:
 			bv.State, bv.Bad = "OVER", true
@@ -205,7 +203,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 			bv.State, bv.Bad = "FORECAST OVER", true
 		}
 		if b.Period == "monthly" {
-			bv.Extra = "forecast " + Money(b.Forecast, b.Currency)
+			bv.Extra = "forecast " + quantity.FormatMoney(b.Forecast, b.Currency)
 			if b.RunsOut != "" {
 				bv.Extra += ", runs out on " + b.RunsOut
 			}
@@ -220,7 +218,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	}
 	var found []string
 	for _, a := range d.Savings {
-		found = append(found, Money(a.Amount, a.Name)+"/month")
+		found = append(found, quantity.FormatMoney(a.Amount, a.Name)+"/month")
 	}
 	v.Savings, v.SavingsURL = strings.Join(found, " and "), base+"/savings"
 	return v
@@ -228,18 +226,18 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 
 func currencyViewOf(c Currency, day time.Time) currencyView {
 	cur := c.Currency
-	cv := currencyView{Currency: cur, Spent: Money(c.Spent, cur)}
+	cv := currencyView{Currency: cur, Spent: quantity.FormatMoney(c.Spent, cur)}
 	if c.DayBefore.IsZero() && c.Spent.IsZero() {
 		cv.DayBefore = "nothing the day before either"
 	} else {
-		cv.DayBefore = c.ChangePercent + " on the day before (" + Money(c.DayBefore, cur) + ")"
+		cv.DayBefore = c.ChangePercent + " on the day before (" + quantity.FormatMoney(c.DayBefore, cur) + ")"
 		if c.Change.IsZero() {
 			cv.DayBefore = "the same as the day before"
 		}
 	}
-	cv.Month = "Month to date " + Money(c.MonthToDate, cur) + "; forecast for " + day.Format("January") + " " + Money(c.Forecast, cur)
+	cv.Month = "Month to date " + quantity.FormatMoney(c.MonthToDate, cur) + "; forecast for " + day.Format("January") + " " + quantity.FormatMoney(c.Forecast, cur)
 	for _, p := range c.Providers {
-		cv.Providers = append(cv.Providers, pair{oneLine(p.Name), Money(p.Amount, cur)})
+		cv.Providers = append(cv.Providers, pair{oneLine(p.Name), quantity.FormatMoney(p.Amount, cur)})
 	}
 	cv.HasProvider = len(cv.Providers) > 0
 	for _, m := range c.Movers {
@@ -251,7 +249,7 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 		if pct != "new" && m.Change.IsPositive() {
 			pct = "+" + pct
 		}
-		cv.Movers = append(cv.Movers, pair{oneLine(m.Name), sign + Money(m.Change, cur) + " (" + pct + ")"})
+		cv.Movers = append(cv.Movers, pair{oneLine(m.Name), sign + quantity.FormatMoney(m.Change, cur) + " (" + pct + ")"})
 	}
 	if c.Anomaly != nil {
 		cv.Anomaly = oneLine(c.Anomaly.Note)
@@ -277,7 +275,7 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 				parts = append(parts, oneLine(p))
 			}
 		}
-		cv.Drivers = append(cv.Drivers, pair{strings.Join(parts, " · "), Money(dr.Amount, cur)})
+		cv.Drivers = append(cv.Drivers, pair{strings.Join(parts, " · "), quantity.FormatMoney(dr.Amount, cur)})
 	}
 	return cv
 }
@@ -362,28 +360,6 @@ func payload(d Digest) map[string]any {
 		}
 	}
 	return map[string]any{"org": d.OrgSlug, "date": d.Date(), "spent": spent, "over": over}
-}
-
-// Money writes an amount with two decimals and thousands separators, with
-// the currency's symbol for USD, EUR and GBP ($1,234.50) and its code
-// after it for the others (1,234.50 JPY).
-func Money(d decimal.Decimal, currency string) string {
-	s := d.StringFixed(2)
-	neg := strings.HasPrefix(s, "-")
-	s = quantity.Group(strings.TrimPrefix(s, "-"))
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	switch currency {
-	case "USD":
-		return sign + "$" + s
-	case "EUR":
-		return sign + "€" + s
-	case "GBP":
-		return sign + "£" + s
-	}
-	return sign + s + " " + currency
 }
 
 func orNone(s string) string {

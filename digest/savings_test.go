@@ -48,7 +48,7 @@ func TestDigestSavingsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Savings found: $11,890.24/month — see Savings https://burnrate.example.com/savings"; !strings.Contains(nt.Text, want) {
+	if want := "Savings found: 11,890.24 USD/month — see Savings https://burnrate.example.com/savings"; !strings.Contains(nt.Text, want) {
 		t.Errorf("text lacks %q:\n%s", want, nt.Text)
 	}
 	if !strings.Contains(nt.HTML, `data-testid="savings-line"`) || !strings.Contains(nt.HTML, "https://burnrate.example.com/savings") {

@@ -865,7 +865,7 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 		fmt.Fprintf(&b, "%s instance(s) × %d %s = %s GPUs (%s), %s of %s GB %s, %s", fmtInt(float64(p.instances)), p.gpusPer, g.Name,
 			fmtInt(float64(gpus)), link, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	}
-	fmt.Fprintf(&b, "; %s; %s h at $%s/h per instance %s", p.detail, fmtHours(wall), hourly.StringFixed(2), pricing)
+	fmt.Fprintf(&b, "; %s; %s h at %s/h per instance %s", p.detail, fmtHours(wall), quantity.FormatMoney(hourly, "USD"), pricing)
 	if pricing == pricingSpot {
 		fmt.Fprintf(&b, " incl. +%.1f%% interruption overhead", (overhead-1)*100)
 		if r.Job == JobServing {
@@ -928,9 +928,9 @@ func whyWinner(opts []Option, r *request) string {
 		return "No configuration fits this job with the current filters; see the excluded list for why."
 	}
 	w := opts[0]
-	s := fmt.Sprintf("%s %s (%s, %s) is cheapest at $%s for the job", w.Provider, w.InstanceType, w.Config(), w.Pricing, w.CostUSD.StringFixed(2))
+	s := fmt.Sprintf("%s %s (%s, %s) is cheapest at %s for the job", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"))
 	if r.Job == JobServing {
-		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at $%s per %g h", w.Provider, w.InstanceType, w.Config(), w.Pricing, w.CostUSD.StringFixed(2), r.a.ServingHours)
+		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at %s per %g h", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"), r.a.ServingHours)
 	}
 	if r.Job.IsTraining() {
 		s += fmt.Sprintf(", finishing in %s days", fmtHours(w.Hours/24))
@@ -945,13 +945,19 @@ func whyWinner(opts []Option, r *request) string {
 	if cheapHour.Provider == w.Provider && cheapHour.InstanceType == w.InstanceType && cheapHour.Pricing == w.Pricing {
 		return s + ": it also has the lowest hourly price among configurations that fit."
 	}
+	hourly := quantity.FormatMoney(cheapHour.HourlyUSD.Mul(decimal.NewFromInt(int64(cheapHour.Instances))), "USD")
+	if !cheapHour.CostUSD.GreaterThan(w.CostUSD) {
+		// Half the GPUs at half the price, twice as long: the same bill, so
+		// "would cost the same" is the whole story, not "slower".
+		return fmt.Sprintf("%s: the lowest hourly price that fits (%s %s at %s/h) costs the same for the job, taking longer.",
+			s, cheapHour.Provider, cheapHour.InstanceType, hourly)
+	}
 	speed := ""
 	if w.Hours > 0 && cheapHour.Hours > w.Hours {
 		speed = fmt.Sprintf(", because it is %.1f× slower", cheapHour.Hours/w.Hours)
 	}
-	return fmt.Sprintf("%s: the lowest hourly price that fits (%s %s at $%s/h) would cost $%s%s.",
-		s, cheapHour.Provider, cheapHour.InstanceType, cheapHour.HourlyUSD.Mul(decimal.NewFromInt(int64(cheapHour.Instances))).StringFixed(2),
-		cheapHour.CostUSD.StringFixed(2), speed)
+	return fmt.Sprintf("%s: the lowest hourly price that fits (%s %s at %s/h) would cost %s%s.",
+		s, cheapHour.Provider, cheapHour.InstanceType, hourly, quantity.FormatMoney(cheapHour.CostUSD, "USD"), speed)
 }
 
 func fmtHours(h float64) string {

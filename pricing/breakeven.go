@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // BreakEvenInput describes an "API vs self-hosted GPU" scenario (docs/advisor.md, "The break-even model"). Token counts are per
@@ -621,16 +623,16 @@ func (s *scenario) compare(i int, name string, volume int64) ModelBreakEven {
 	v, ok := s.breakEven(blend)
 	if !ok {
 		fullPerM := s.plan.USDPerMTokAtFullUtilization
-		mb.NeverReason = fmt.Sprintf("%s at $%s per 1M tokens is cheaper than %s at $%s per 1M tokens even with the GPUs 100%% busy",
-			name, blend.StringFixed(4), where, fullPerM.StringFixed(4))
+		mb.NeverReason = fmt.Sprintf("%s at %s per 1M tokens is cheaper than %s at %s per 1M tokens even with the GPUs 100%% busy",
+			name, quantity.FormatMoney(blend, "USD"), where, quantity.FormatMoney(fullPerM, "USD"))
 		if blend.GreaterThan(fullPerM) {
-			mb.NeverReason = fmt.Sprintf("%s at $%s per 1M tokens stays cheaper than %s at the planned %.0f%% utilisation and %.1f× peak ($%s per 1M tokens at 100%% busy)",
-				name, blend.StringFixed(4), where, s.plan.Utilization*100, s.plan.PeakFactor, fullPerM.StringFixed(4))
+			mb.NeverReason = fmt.Sprintf("%s at %s per 1M tokens stays cheaper than %s at the planned %.0f%% utilisation and %.1f× peak (%s per 1M tokens at 100%% busy)",
+				name, quantity.FormatMoney(blend, "USD"), where, s.plan.Utilization*100, s.plan.PeakFactor, quantity.FormatMoney(fullPerM, "USD"))
 		}
 		if !s.overhead.IsZero() && blend.GreaterThan(fullPerM) {
-			mb.NeverReason += fmt.Sprintf(", after $%s/month fixed overhead", s.overhead.StringFixed(0))
+			mb.NeverReason += fmt.Sprintf(", after %s/month fixed overhead", quantity.FormatMoney(s.overhead, "USD"))
 		}
-		mb.Verdict = fmt.Sprintf("Self-hosting never wins: %s; %s the API costs $%s vs $%s self-hosted.", mb.NeverReason, now, api.StringFixed(0), self.StringFixed(0))
+		mb.Verdict = fmt.Sprintf("Self-hosting never wins: %s; %s the API costs %s vs %s self-hosted.", mb.NeverReason, now, quantity.FormatMoney(api, "USD"), quantity.FormatMoney(self, "USD"))
 		return mb
 	}
 	bv := int64(math.Ceil(v))
@@ -640,11 +642,11 @@ func (s *scenario) compare(i int, name string, volume int64) ModelBreakEven {
 	head := fmt.Sprintf("Self-hosting %s wins over %s above %s tokens/month (%.0f%% average GPU utilisation)", where, name, humanTokens(v), util*100)
 	switch {
 	case volume == 0:
-		mb.Verdict = fmt.Sprintf("%s; with no usage the API costs nothing while a deployment costs $%s/month.", head, self.StringFixed(0))
+		mb.Verdict = fmt.Sprintf("%s; with no usage the API costs nothing while a deployment costs %s/month.", head, quantity.FormatMoney(self, "USD"))
 	case api.LessThan(self):
-		mb.Verdict = fmt.Sprintf("%s; %s the API is %s cheaper ($%s vs $%s).", head, now, ratio(self, api), api.StringFixed(0), self.StringFixed(0))
+		mb.Verdict = fmt.Sprintf("%s; %s the API is %s cheaper (%s vs %s).", head, now, ratio(self, api), quantity.FormatMoney(api, "USD"), quantity.FormatMoney(self, "USD"))
 	default:
-		mb.Verdict = fmt.Sprintf("%s; %s self-hosting is %s cheaper ($%s vs $%s).", head, now, ratio(api, self), self.StringFixed(0), api.StringFixed(0))
+		mb.Verdict = fmt.Sprintf("%s; %s self-hosting is %s cheaper (%s vs %s).", head, now, ratio(api, self), quantity.FormatMoney(self, "USD"), quantity.FormatMoney(api, "USD"))
 	}
 	return mb
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // A fair break-even compares like with like: each API model the org uses is
@@ -342,7 +344,7 @@ func mixBreakEvenScale(scens []*scenario, vols []float64, api, overhead float64)
 
 func mixVerdict(m *MixBreakEven) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your usage costs $%s/month on the APIs, each model at its own rates", m.APICostMonthUSD.StringFixed(0))
+	fmt.Fprintf(&b, "Your usage costs %s/month on the APIs, each model at its own rates", quantity.FormatMoney(m.APICostMonthUSD, "USD"))
 	if len(m.NoSubstitute) > 0 {
 		fmt.Fprintf(&b, "; %s stay(s) on the API (no credible open substitute)", strings.Join(m.NoSubstitute, ", "))
 	}
@@ -350,8 +352,8 @@ func mixVerdict(m *MixBreakEven) string {
 		b.WriteString(".")
 		return b.String()
 	}
-	fmt.Fprintf(&b, ". Self-hosting the open substitutes of the rest ($%s/month on the API) would cost $%s/month",
-		m.SubstitutableAPICostMonthUSD.StringFixed(0), m.SelfHostCostMonthUSD.StringFixed(0))
+	fmt.Fprintf(&b, ". Self-hosting the open substitutes of the rest (%s/month on the API) would cost %s/month",
+		quantity.FormatMoney(m.SubstitutableAPICostMonthUSD, "USD"), quantity.FormatMoney(m.SelfHostCostMonthUSD, "USD"))
 	switch {
 	case m.BreakEvenScale == nil:
 		b.WriteString(", and never pays at any volume.")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -212,7 +213,7 @@ func alwaysOn(rows []store.GPUResourceDay, w window) []Finding {
 		}
 		out = append(out, Finding{
 			Kind: KindAlwaysOn, Currency: r.currency, Monthly: monthly, Priced: true, Spend: monthly,
-			Title: fmt.Sprintf("%s running 24/7 for %d days, %s/day, %s", label(r), n, money(perDay, r.currency), ev.Note),
+			Title: fmt.Sprintf("%s running 24/7 for %d days, %s/day, %s", label(r), n, quantity.FormatMoney(perDay, r.currency), ev.Note),
 			Detail: "Bills show no GPU utilisation; a GPU instance that runs around the clock and that no team tag claims is " +
 				"often forgotten. Stopping it saves its whole cost. If it is needed, tag it with your team tag and it leaves this list.",
 			Evidence: []Evidence{ev}, key: "gpu:" + r.provider + "/" + r.instanceType,
@@ -262,7 +263,7 @@ func spot(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding
 		out = append(out, Finding{
 			Kind: KindSpot, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(cost),
 			Title: fmt.Sprintf("%s on-demand hours of %s could run on spot: %s/h in the catalog against %s/h paid",
-				num(hours, 1), g.instanceType, money(*in.Spot, "USD"), money(paid, "USD")),
+				num(hours, 1), g.instanceType, quantity.FormatMoney(*in.Spot, "USD"), quantity.FormatMoney(paid, "USD")),
 			Detail: fmt.Sprintf("For jobs that checkpoint and tolerate interruption: these resources ran less than %d hours a day "+
 				"on average. Spot price from %s (%s), times %s for interruptions (re-run work and restarts, as the GPU advisor assumes).",
 				SteadyHoursPerDay, catalogName(in), in.Source, overhead.String()),
@@ -311,8 +312,8 @@ func cheaperGPU(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []F
 		out = append(out, Finding{
 			Kind: KindCheaperGPU, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(cost),
 			Title: fmt.Sprintf("%s GPU-hours on %s %s at %s/GPU-hour; %s has the same %s× %s at %s/GPU-hour",
-				num(gpuHours, 1), g.provider, g.instanceType, money(paid, "USD"), catalogName(*best),
-				num(g.gpuCount, 3), gpu, money(bestRate, "USD")),
+				num(gpuHours, 1), g.provider, g.instanceType, quantity.FormatMoney(paid, "USD"), catalogName(*best),
+				num(g.gpuCount, 3), gpu, quantity.FormatMoney(bestRate, "USD")),
 			Detail: fmt.Sprintf("Same GPU, same GPUs per machine, on demand. Price from %s (%s, region %s). Moving has its own costs "+
 				"(data transfer, another account, capacity), which this figure does not include.", catalogName(*best), best.Source, best.Region),
 			key: g.key(),
@@ -374,7 +375,7 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 		f := Finding{
 			Kind: KindCommitment, Currency: "USD", Spend: steadyMonth,
 			Title: fmt.Sprintf("%s× %s ran on demand every hour of %d days: %s/month of steady spend",
-				num(baseline, 2), g.instanceType, spanDays, money(steadyMonth, "USD")),
+				num(baseline, 2), g.instanceType, spanDays, quantity.FormatMoney(steadyMonth, "USD")),
 			key: g.key(),
 		}
 		f.Evidence, f.MoreEvidence = g.evidence()
@@ -382,7 +383,7 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 			f.Priced, f.Monthly = true, steadyMonth.Mul(discount).Round(2)
 			f.Detail = fmt.Sprintf("At the %s%% 1-year discount you entered, on the steady part only (%s/h paid now). "+
 				"A commitment is paid whether used or not: cover no more than the least that ran.",
-				num(discount.Mul(decimal.NewFromInt(100)), 2), money(rate, "USD"))
+				num(discount.Mul(decimal.NewFromInt(100)), 2), quantity.FormatMoney(rate, "USD"))
 		} else {
 			f.Detail = "Burnrate's price catalog has no 1-year savings plan or committed use rates for GPU instances, so this " +
 				"is not priced: enter the discount your provider quotes for " + g.instanceType + " to price it."

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -66,13 +67,13 @@ func routing(usage []store.LLMUsage, prices *pricing.LLMPriceTable, share decima
 		}
 		out = append(out, Finding{
 			Kind: KindRouting, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(billed),
-			Title: fmt.Sprintf("Moving %s%% of %s requests to %s saves %s/month", pct, u.Model, target, money(monthly, "USD")),
+			Title: fmt.Sprintf("Moving %s%% of %s requests to %s saves %s/month", pct, u.Model, target, quantity.FormatMoney(monthly, "USD")),
 			Detail: fmt.Sprintf("From your own mix over these days: %s input tokens (%s of them cache reads) and %s output tokens "+
 				"in %s requests, billed %s. The moved requests are assumed to be like the rest, priced at %s's price "+
 				"(%s per 1M input, %s per 1M output; %s). Whether %s does those requests well enough is for you to test.",
 				num(decimal.NewFromInt(u.InputTokens), 0), num(decimal.NewFromInt(u.CachedTokens), 0),
-				num(decimal.NewFromInt(u.OutputTokens), 0), num(decimal.NewFromInt(u.Requests), 0), money(billed, "USD"),
-				target, money(tp.InputPerMTok, "USD"), money(tp.OutputPerMTok, "USD"), tp.Source, target),
+				num(decimal.NewFromInt(u.OutputTokens), 0), num(decimal.NewFromInt(u.Requests), 0), quantity.FormatMoney(billed, "USD"),
+				target, quantity.FormatMoney(tp.InputPerMTok, "USD"), quantity.FormatMoney(tp.OutputPerMTok, "USD"), tp.Source, target),
 			Evidence: []Evidence{{
 				Model: u.Model, From: dateOf(from), To: dateOf(to), Days: int(to.Sub(from).Hours()/24) + 1,
 				Requests: u.Requests, Tokens: u.TotalTokens(), Amount: billed.Round(2),

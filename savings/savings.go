@@ -320,20 +320,6 @@ func civil(t time.Time, loc *time.Location) time.Time {
 
 func dateOf(t time.Time) string { return t.Format(time.DateOnly) }
 
-// money writes an amount for a title: "$1,234.50" in USD, "1,234.50 EUR"
-// otherwise.
-func money(d decimal.Decimal, currency string) string {
-	s := quantity.Group(d.StringFixed(2))
-	if currency == "USD" {
-		return "$" + s
-	}
-	return s + " " + currency
-}
-
 // num writes a quantity with thousands separators and at most places
 // decimals.
 func num(d decimal.Decimal, places int32) string { return quantity.Group(d.Round(places).String()) }
-
-// Money writes an amount as pages and mail show it: "$1,234.50" in USD,
-// "1,234.50 EUR" otherwise.
-func Money(d decimal.Decimal, currency string) string { return money(d, currency) }

@@ -163,7 +163,7 @@ func TestAlwaysOnInstanceWithoutTeam(t *testing.T) {
 	f := only(t, find(t, st, org, savings.DefaultOptions()), savings.KindAlwaysOn)
 	// 24 × 16.288 = 390.912 a day; × 730/24 a month.
 	wantMoney(t, "monthly", f.Monthly, "11890.24")
-	if want := "g5.48xlarge i-0abc running 24/7 for 9 days, $390.91/day, no tags at all"; f.Title != want {
+	if want := "g5.48xlarge i-0abc running 24/7 for 9 days, 390.91 USD/day, no tags at all"; f.Title != want {
 		t.Errorf("title = %q, want %q", f.Title, want)
 	}
 	if len(f.Evidence) != 1 {
@@ -218,7 +218,7 @@ func TestSpotCandidate(t *testing.T) {
 	if len(f.Evidence) != 1 || f.Evidence[0].Resource != "i-batch" || !f.Evidence[0].Hours.Equal(decimal.NewFromInt(80)) {
 		t.Errorf("evidence = %+v", f.Evidence)
 	}
-	if !strings.Contains(f.Title, "$2.02/h in the catalog against $5.67/h paid") {
+	if !strings.Contains(f.Title, "2.02 USD/h in the catalog against 5.67 USD/h paid") {
 		t.Errorf("title = %q", f.Title)
 	}
 }
@@ -237,7 +237,7 @@ func TestCheaperGPU(t *testing.T) {
 	// gpu_8x_a100 at 15.92/8 = 1.99: 960 × 2.106575 = 2022.312 over
 	// 120 h, × 730/120.
 	wantMoney(t, "monthly", f.Monthly, "12302.40")
-	if !strings.Contains(f.Title, "lambda gpu_8x_a100") || !strings.Contains(f.Title, "$1.99/GPU-hour") {
+	if !strings.Contains(f.Title, "lambda gpu_8x_a100") || !strings.Contains(f.Title, "1.99 USD/GPU-hour") {
 		t.Errorf("title = %q", f.Title)
 	}
 }
@@ -247,15 +247,15 @@ func TestModelRouting(t *testing.T) {
 	st := storetest.New(t)
 	org := newOrg(t, st, "acme")
 	// gpt-4.1: 100M input and 20M output tokens a day for 10 days, priced
-	// by the table at $2 / $8: $360 a day.
+	// by the table at 2 USD / 8 USD: 360 USD a day.
 	importOpenAI(t, st, org, "gpt-4.1", "2026-11-01", 10, 100_000_000, 20_000_000, 50_000)
 
 	rep := find(t, st, org, savings.DefaultOptions())
 	f := only(t, rep, savings.KindRouting)
-	// 40% of $3,600 is $1,440; on gpt-4.1-mini ($0.40 / $1.60) the same
-	// tokens cost 40% of $720 = $288: $1,152 over 10 days, × 73/24.
+	// 40% of 3,600 USD is 1,440 USD; on gpt-4.1-mini (0.40 USD / 1.60 USD) the same
+	// tokens cost 40% of 720 USD = 288 USD: 1,152 USD over 10 days, × 73/24.
 	wantMoney(t, "monthly", f.Monthly, "3504.00")
-	if want := "Moving 40% of gpt-4.1 requests to gpt-4.1-mini saves $3,504.00/month"; f.Title != want {
+	if want := "Moving 40% of gpt-4.1 requests to gpt-4.1-mini saves 3,504.00 USD/month"; f.Title != want {
 		t.Errorf("title = %q, want %q", f.Title, want)
 	}
 	ev := f.Evidence[0]
@@ -299,7 +299,7 @@ func TestCommitment(t *testing.T) {
 	f = only(t, find(t, st, org, opts), savings.KindCommitment)
 	// 1 instance × 730 h × 16.288 = 11,890.24 a month; 30% of it.
 	wantMoney(t, "monthly", f.Monthly, "3567.07")
-	if want := "1× g5.48xlarge ran on demand every hour of 20 days: $11,890.24/month of steady spend"; f.Title != want {
+	if want := "1× g5.48xlarge ran on demand every hour of 20 days: 11,890.24 USD/month of steady spend"; f.Title != want {
 		t.Errorf("title = %q, want %q", f.Title, want)
 	}
 }

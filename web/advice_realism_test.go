@@ -33,18 +33,18 @@ func TestBreakEvenMixPageAndAPI(t *testing.T) {
 	if val("models") != "gpt-4o" || val("input_tokens") != "1000000000" || val("output_tokens") != "200000000" {
 		t.Fatalf("defaults: %q %s/%s", val("models"), val("input_tokens"), val("output_tokens"))
 	}
-	if got := d.Find(`[data-testid=api-cost]`).Text(); got != "$4,500.00" {
+	if got := d.Find(`[data-testid=api-cost]`).Text(); got != "4,500.00 USD" {
 		t.Errorf("api cost = %q", got)
 	}
 	if got := d.Find(`[data-testid=open-model-source]`).Text(); !strings.Contains(got, "deepseek-v3") || !strings.Contains(got, "tier table") {
 		t.Errorf("open model = %q", got)
 	}
 	rows := d.Find(`[data-testid=mix-row]`)
-	if rows.Length() != 2 || !strings.Contains(rows.Eq(0).Text(), "gpt-4o") || !strings.Contains(rows.Eq(0).Text(), "$4,500.00") ||
-		!strings.Contains(rows.Eq(1).Text(), "qwen3-32b") || !strings.Contains(rows.Eq(1).Text(), "$600.00") {
+	if rows.Length() != 2 || !strings.Contains(rows.Eq(0).Text(), "gpt-4o") || !strings.Contains(rows.Eq(0).Text(), "4,500.00 USD") ||
+		!strings.Contains(rows.Eq(1).Text(), "qwen3-32b") || !strings.Contains(rows.Eq(1).Text(), "600.00 USD") {
 		t.Fatalf("mix rows:\n%s", rows.Text())
 	}
-	if got := d.Find(`[data-testid=mix-api]`).Text(); got != "$5,100.00" {
+	if got := d.Find(`[data-testid=mix-api]`).Text(); got != "5,100.00 USD" {
 		t.Errorf("mix API = %q", got)
 	}
 	// A substitute typed in the form replaces the tier table; "none" keeps a model on the API.

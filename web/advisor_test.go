@@ -373,11 +373,11 @@ func TestPaidRatesFromBills(t *testing.T) {
 	// $1.60 × 8 GPUs = $12.80 per p4d.24xlarge hour, against the catalog's $21.96.
 	body := `{"job":"lora","model":"llama-3.1-8b","tokens":1e9,"gpu":"A100","provider":"aws","price_source":"%s"}`
 	_, got := apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "paid", 1))
-	if o := optionFor(t, got, "p4d.24xlarge", "on-demand"); !strings.Contains(o["reason"].(string), "$12.80/h") {
+	if o := optionFor(t, got, "p4d.24xlarge", "on-demand"); !strings.Contains(o["reason"].(string), "12.80 USD/h") {
 		t.Fatalf("paid p4d.24xlarge = %v", o["reason"])
 	}
 	_, got = apiCall(t, b, token, "/api/v1/advise", strings.Replace(body, "%s", "overrides", 1))
-	if o := optionFor(t, got, "p4d.24xlarge", "on-demand"); !strings.Contains(o["reason"].(string), "$21.96/h") {
+	if o := optionFor(t, got, "p4d.24xlarge", "on-demand"); !strings.Contains(o["reason"].(string), "21.96 USD/h") {
 		t.Fatalf("catalog p4d.24xlarge = %v", o["reason"])
 	}
 }

@@ -181,7 +181,7 @@ func TestBrowserUnknownFormatToMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	total, err := chromedp.Run(ctx, chromedp.Text(`[data-testid=import-total]`))
-	if err != nil || total != "1222.06 EUR" {
+	if err != nil || total != "1,222.06 EUR" {
 		t.Fatalf("total = %q, %v", total, err)
 	}
 	err = chromedp.Do(ctx,

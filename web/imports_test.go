@@ -352,8 +352,8 @@ func TestUnknownFormatOffersMapping(t *testing.T) {
 	rec = upload(map[string]string{"source": "generic"})
 	wantStatus(t, rec, http.StatusOK)
 	d = doc(t, rec)
-	if got := d.Find(`[data-testid=import-total]`).Text(); got != "1222.06 EUR" {
-		t.Fatalf("total = %q, want 1222.06 EUR (1.234,56 less 12,50): %s", got, d.Find(`[data-testid=import-error]`).Text())
+	if got := d.Find(`[data-testid=import-total]`).Text(); got != "1,222.06 EUR" {
+		t.Fatalf("total = %q, want 1,222.06 EUR (1.234,56 less 12,50): %s", got, d.Find(`[data-testid=import-error]`).Text())
 	}
 
 	// Another org's import is no preview of this org's.

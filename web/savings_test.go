@@ -80,11 +80,11 @@ func TestSavingsPage(t *testing.T) {
 		k, _ := s.Attr("data-kind")
 		kinds[k] = strings.TrimSpace(s.Find(`[data-testid=finding-monthly]`).Text())
 	})
-	if len(kinds) != 2 || kinds["always-on"] != "$11,890.24/month" || kinds["model-routing"] != "$3,504.00/month" {
+	if len(kinds) != 2 || kinds["always-on"] != "11,890.24 USD/month" || kinds["model-routing"] != "3,504.00 USD/month" {
 		t.Fatalf("findings = %v", kinds)
 	}
 	// The two findings are on different spend: the total adds them.
-	if got := strings.TrimSpace(d.Find(`[data-testid=savings-total]`).Text()); got != "$15,394.24/month" {
+	if got := strings.TrimSpace(d.Find(`[data-testid=savings-total]`).Text()); got != "15,394.24 USD/month" {
 		t.Errorf("total = %q", got)
 	}
 	if v, _ := d.Find(`[data-testid=share-input]`).Attr("value"); v != "40" {
@@ -104,7 +104,7 @@ func TestSavingsPage(t *testing.T) {
 		t.Fatal("htmx got a whole page")
 	}
 	d = doc(t, rec)
-	if got := strings.TrimSpace(d.Find(`[data-kind=model-routing] [data-testid=finding-monthly]`).Text()); got != "$2,190.00/month" {
+	if got := strings.TrimSpace(d.Find(`[data-kind=model-routing] [data-testid=finding-monthly]`).Text()); got != "2,190.00 USD/month" {
 		t.Errorf("routing at 25%% = %q", got)
 	}
 	if got := d.Find(`[data-kind=model-routing] h4`).Text(); !strings.Contains(got, "Moving 25% of gpt-4.1 requests to gpt-4.1-mini") {
@@ -247,7 +247,7 @@ func TestBrowserSavingsShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, err := chromedp.Run(bctx, chromedp.Text(routing))
-	if err != nil || before != "$3,504.00/month" {
+	if err != nil || before != "3,504.00 USD/month" {
 		t.Fatalf("routing at 40%% = %q (%v)", before, err)
 	}
 	_, err = chromedp.Run(bctx, chromedp.Evaluate[bool](`(() => {
@@ -262,11 +262,15 @@ func TestBrowserSavingsShare(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(bctx, 20*time.Second)
 	defer cancel()
 	for {
-		after, err := chromedp.Run(waitCtx, chromedp.Text(routing))
+		// Read in one step: htmx may swap the node between a query and
+		// a read of its text.
+		after, err := chromedp.Run(waitCtx, chromedp.Evaluate[string](
+			`(document.querySelector(`+quote(routing)+`) || {}).textContent || ""`))
+		after = strings.TrimSpace(after)
 		if err != nil {
 			t.Fatalf("waiting for the new figure: %v", err)
 		}
-		if after == "$2,190.00/month" {
+		if after == "2,190.00 USD/month" {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -112,7 +112,7 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		for _, o := range adv.Options {
 			perM := "-"
 			if o.USDPerMTok != nil {
-				perM = o.USDPerMTok.StringFixed(4)
+				perM = quantity.FormatAmount(*o.USDPerMTok)
 			}
 			gpus := fmt.Sprintf("%d× %s", o.GPUs, o.GPU)
 			if o.Instances > 1 {
@@ -123,7 +123,7 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 				badge = "-"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
-				o.Pricing, o.Hours, o.GPUHours, o.CostUSD.StringFixed(2), perM, o.MemoryNeededGB, o.MemoryAvailableGB, o.Precision, badge)
+				o.Pricing, o.Hours, o.GPUHours, quantity.FormatAmount(o.CostUSD), perM, o.MemoryNeededGB, o.MemoryAvailableGB, o.Precision, badge)
 		}
 		tw.Flush()
 	}

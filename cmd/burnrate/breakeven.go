@@ -104,16 +104,16 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 		return enc.Encode(res)
 	}
 	fmt.Fprintln(stdout, res.Verdict)
-	fmt.Fprintf(stdout, "\nAPI:         $%s/month (%s at its own rates)\n", res.APICostMonthUSD.StringFixed(2), res.Models[0].Model)
+	fmt.Fprintf(stdout, "\nAPI:         %s/month (%s at its own rates)\n", quantity.FormatMoney(res.APICostMonthUSD, "USD"), res.Models[0].Model)
 	gpus := fmt.Sprintf("%d× %s", res.GPUsNeeded, res.SelfHost.GPU)
 	if res.Replicas > 1 {
 		gpus = fmt.Sprintf("%d replicas × %d = %d× %s", res.Replicas, res.SelfHost.GPUsPerReplica, res.GPUsNeeded, res.SelfHost.GPU)
 	}
-	fmt.Fprintf(stdout, "self-hosted: $%s/month (%s on %s, %s, $%s/GPU-hour, %.0f tokens/s per GPU %s; open model from %s)\n",
-		res.SelfHostCostMonthUSD.StringFixed(2), res.SelfHost.OpenModel, gpus, res.SelfHost.Pricing,
-		res.SelfHost.USDPerGPUHour.StringFixed(2), res.SelfHost.TokensPerSecPerGPU, res.SelfHost.ThroughputSource, res.OpenModelSource)
+	fmt.Fprintf(stdout, "self-hosted: %s/month (%s on %s, %s, %s/GPU-hour, %.0f tokens/s per GPU %s; open model from %s)\n",
+		quantity.FormatMoney(res.SelfHostCostMonthUSD, "USD"), res.SelfHost.OpenModel, gpus, res.SelfHost.Pricing,
+		quantity.FormatMoney(res.SelfHost.USDPerGPUHour, "USD"), res.SelfHost.TokensPerSecPerGPU, res.SelfHost.ThroughputSource, res.OpenModelSource)
 	if res.BreakEvenTokensPerMonth != nil {
-		fmt.Fprintf(stdout, "break-even:  %d tokens/month at %.0f%% average GPU utilisation\n", *res.BreakEvenTokensPerMonth, *res.UtilizationAtBreakEven*100)
+		fmt.Fprintf(stdout, "break-even:  %s tokens/month at %.0f%% average GPU utilisation\n", quantity.FormatCount(*res.BreakEvenTokensPerMonth), *res.UtilizationAtBreakEven*100)
 	} else {
 		fmt.Fprintln(stdout, "break-even:  never")
 	}
@@ -131,14 +131,14 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 				be = "never"
 			}
 			if r.SelfHostCostMonthUSD != nil {
-				self = r.SelfHostCostMonthUSD.StringFixed(2)
+				self = quantity.FormatAmount(*r.SelfHostCostMonthUSD)
 			}
 			if r.BreakEvenTokensPerMonth != nil {
-				be = fmt.Sprint(*r.BreakEvenTokensPerMonth)
+				be = quantity.FormatCount(*r.BreakEvenTokensPerMonth)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, r.APICostMonthUSD.StringFixed(2), r.APIUSDPerMTok.StringFixed(4), open, self, be)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Model, quantity.FormatAmount(r.APICostMonthUSD), quantity.FormatAmount(r.APIUSDPerMTok), open, self, be)
 		}
-		fmt.Fprintf(tw, "all models\t%s\t\t\t%s\t\t\n", m.APICostMonthUSD.StringFixed(2), m.SelfHostCostMonthUSD.StringFixed(2))
+		fmt.Fprintf(tw, "all models\t%s\t\t\t%s\t\t\n", quantity.FormatAmount(m.APICostMonthUSD), quantity.FormatAmount(m.SelfHostCostMonthUSD))
 		tw.Flush()
 	}
 	return nil

@@ -51,7 +51,7 @@ func TestDigestCommand(t *testing.T) {
 	}
 
 	text := digestCmd()
-	for _, want := range []string{"Subject: Acme ML: $1,234.56 on Mar 10 — 1 budget over", "OVER  “GPU cap” (daily): $1,234.56 of $1,000.00 (123%)"} {
+	for _, want := range []string{"Subject: Acme ML: 1,234.56 USD on Mar 10 — 1 budget over", "OVER  “GPU cap” (daily): 1,234.56 USD of 1,000.00 USD (123%)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}

@@ -13,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -100,6 +103,9 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		default:
 			var totals []string
 			for cur, v := range res.Totals {
+				if d, err := decimal.NewFromString(v); err == nil {
+					v = quantity.FormatAmount(d) // --json keeps the exact decimal
+				}
 				totals = append(totals, v+" "+cur)
 			}
 			basis := ""

@@ -107,10 +107,10 @@ func TestDigestArrivesOnceFromTwoServers(t *testing.T) {
 	to := map[string]bool{}
 	for _, m := range msgs {
 		to[strings.Join(m.EnvelopeTo, ",")] = true
-		if !strings.HasPrefix(m.Subject, "Loop Co: $") || !strings.Contains(m.Subject, "1 budget over") {
+		if !strings.HasPrefix(m.Subject, "Loop Co: 230.00 USD") || !strings.Contains(m.Subject, "1 budget over") {
 			t.Errorf("subject %q", m.Subject)
 		}
-		if !strings.Contains(m.Text, "Daily cap") || !strings.Contains(m.Text, "$230.00") {
+		if !strings.Contains(m.Text, "Daily cap") || !strings.Contains(m.Text, "230.00 USD") {
 			t.Errorf("text part lacks the budget over or the day's spend:\n%s", m.Text)
 		}
 		if !strings.Contains(m.HTML, `src="cid:chart"`) || strings.Contains(m.HTML, "<script") {

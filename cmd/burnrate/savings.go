@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/store"
 )
@@ -72,12 +73,12 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		fmt.Fprintln(stdout, "Savings found: none.")
 	}
 	for _, t := range rep.Totals {
-		fmt.Fprintf(stdout, "Savings found: %s/month\n", savings.Money(t.Amount, t.Currency))
+		fmt.Fprintf(stdout, "Savings found: %s/month\n", quantity.FormatMoney(t.Amount, t.Currency))
 	}
 	for _, f := range rep.Findings {
 		amount := "not priced"
 		if f.Priced {
-			amount = savings.Money(f.Monthly, f.Currency) + "/month"
+			amount = quantity.FormatMoney(f.Monthly, f.Currency) + "/month"
 		}
 		fmt.Fprintf(stdout, "\n[%s] %s\n  %s\n  %s\n", f.Kind, f.Title, amount, f.Detail)
 		for _, e := range f.Evidence {
@@ -86,7 +87,7 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 				what = e.Model
 			}
 			fmt.Fprintf(stdout, "  - %s %s %s: %s to %s, %s instance-hours, %d charges, %s\n", e.Provider, e.InstanceType, what,
-				e.From, e.To, e.Hours, e.Charges, savings.Money(e.Amount, f.Currency))
+				e.From, e.To, e.Hours, e.Charges, quantity.FormatMoney(e.Amount, f.Currency))
 		}
 	}
 	return nil

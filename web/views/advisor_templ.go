@@ -1173,9 +1173,9 @@ func AdviceResults(v AdviceView) templ.Component {
 					}
 					if o.USDPerMTok != nil {
 						var templ_7745c5c3_Var60 string
-						templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(*o.USDPerMTok))
+						templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(usd(*o.USDPerMTok))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/advisor.templ`, Line: 235, Col: 32}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/advisor.templ`, Line: 235, Col: 31}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 						if templ_7745c5c3_Err != nil {

@@ -1150,9 +1150,9 @@ func BreakEvenResults(s Shell, v BreakEvenView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var60 string
-			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(r.Models[0].APIUSDPerMTok))
+			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(usd(r.Models[0].APIUSDPerMTok))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 241, Col: 173}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 241, Col: 172}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -1258,9 +1258,9 @@ func BreakEvenResults(s Shell, v BreakEvenView) templ.Component {
 			}
 			if r.SelfHost.USDPerMTokAtCurrentVolume != nil {
 				var templ_7745c5c3_Var68 string
-				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(*r.SelfHost.USDPerMTokAtCurrentVolume))
+				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(usd(*r.SelfHost.USDPerMTokAtCurrentVolume))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 252, Col: 52}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 252, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 				if templ_7745c5c3_Err != nil {
@@ -1335,9 +1335,9 @@ func BreakEvenResults(s Shell, v BreakEvenView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var72 string
-			templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(r.SelfHost.USDPerMTokAtFullUtilization))
+			templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(usd(r.SelfHost.USDPerMTokAtFullUtilization))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 268, Col: 114}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 268, Col: 113}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 			if templ_7745c5c3_Err != nil {
@@ -1413,9 +1413,9 @@ func BreakEvenResults(s Shell, v BreakEvenView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var77 string
-				templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(m.APIUSDPerMTok))
+				templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(usd(m.APIUSDPerMTok))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 279, Col: 46}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 279, Col: 45}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 				if templ_7745c5c3_Err != nil {
@@ -1582,9 +1582,9 @@ func BreakEvenResults(s Shell, v BreakEvenView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var87 string
-			templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(r.SelfHost.USDPerGPUHour))
+			templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(usd(r.SelfHost.USDPerGPUHour))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 309, Col: 123}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 309, Col: 122}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 			if templ_7745c5c3_Err != nil {
@@ -1998,9 +1998,9 @@ func mixTable(m pricing.MixBreakEven) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var109 string
-			templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(row.APIUSDPerMTok))
+			templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(usd(row.APIUSDPerMTok))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 391, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/breakeven.templ`, Line: 391, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 			if templ_7745c5c3_Err != nil {

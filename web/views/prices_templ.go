@@ -650,9 +650,9 @@ func PricesPage(s Shell, v PricesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var37 string
-					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(o.Input))
+					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(usd(o.Input))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 150, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 150, Col: 38}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 					if templ_7745c5c3_Err != nil {
@@ -663,9 +663,9 @@ func PricesPage(s Shell, v PricesView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var38 string
-					templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(o.Output))
+					templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(usd(o.Output))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 151, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 151, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 					if templ_7745c5c3_Err != nil {
@@ -677,9 +677,9 @@ func PricesPage(s Shell, v PricesView) templ.Component {
 					}
 					if o.CachedInput != nil {
 						var templ_7745c5c3_Var39 string
-						templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(usd4(*o.CachedInput))
+						templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(usd(*o.CachedInput))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 154, Col: 32}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/views/prices.templ`, Line: 154, Col: 31}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 						if templ_7745c5c3_Err != nil {

@@ -129,7 +129,10 @@ func has(v url.Values, key, val string) bool {
 
 func checked(v url.Values, key string) bool { return v.Get(key) != "" }
 
-func usd(d decimal.Decimal) string { return "$" + quantity.Group(d.StringFixed(2)) }
+// usd writes a price of the catalogs, which are all in US dollars, as
+// every page writes money (quantity.FormatMoney): 1,234.50 USD, and
+// 0.0025 USD for a token's price.
+func usd(d decimal.Decimal) string { return quantity.FormatMoney(d, "USD") }
 
 func usdPtr(d *decimal.Decimal) string {
 	if d == nil {
@@ -137,8 +140,6 @@ func usdPtr(d *decimal.Decimal) string {
 	}
 	return usd(*d)
 }
-
-func usd4(d decimal.Decimal) string { return "$" + quantity.Group(d.StringFixed(4)) }
 
 func num(f float64) string {
 	switch {

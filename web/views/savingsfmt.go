@@ -4,10 +4,11 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/quantity"
-	"github.com/burnrate/burnrate/savings"
 )
 
-func savingsMoney(d decimal.Decimal, currency string) string { return savings.Money(d, currency) }
+func savingsMoney(d decimal.Decimal, currency string) string {
+	return quantity.FormatMoney(d, currency)
+}
 
 func savingsNum(d decimal.Decimal) string {
 	if d.IsZero() {
