@@ -24,6 +24,12 @@ import (
 // for the results fragment alone as the inputs change.
 func (s *Server) handleAdvisor(c echo.Context) error {
 	form := withDefaults(c.QueryParams(), advisorDefaults())
+	if _, asked := form["concurrency"]; !asked && form.Get("job") == string(pricing.JobServing) && form.Get("target_tokens_per_s") == "" {
+		// Serving is sized by the sequences in flight: a link that names
+		// only the job and the model gets a common serving load, shown in
+		// the form, rather than an error about a field it never saw.
+		form.Set("concurrency", defaultServingConcurrency)
+	}
 	rememberDatacenterOnly(c, form)
 	v, err := s.adviceView(c, form)
 	if err != nil {
@@ -127,6 +133,10 @@ func rememberDatacenterOnly(c echo.Context, form url.Values) {
 		}
 	}
 }
+
+// defaultServingConcurrency is the sequences in flight a serving question
+// gets when it names none.
+const defaultServingConcurrency = "16"
 
 // advisorDefaults is the job the advisor opens with, and every assumption.
 func advisorDefaults() url.Values {

@@ -76,6 +76,18 @@ func TestAdvisorPage(t *testing.T) {
 	b := setup(t)
 	_, _, c, _ := orgWithToken(t, b)
 
+	t.Run("ServingLinkNamingOnlyTheModel", func(t *testing.T) {
+		rec := c.get("/advisor?job=serving&model=llama-3.1-8b")
+		wantStatus(t, rec, http.StatusOK)
+		d := doc(t, rec)
+		if d.Find(`[data-testid=option-row]`).Length() == 0 || d.Find(`input[name=concurrency][value="16"]`).Length() != 1 {
+			t.Fatalf("serving with no load named: no options, or the assumed concurrency is not shown")
+		}
+		// A form submitted with the field emptied still says what is missing.
+		rec = c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=&target_tokens_per_s=")
+		wantStatus(t, rec, http.StatusUnprocessableEntity)
+	})
+
 	t.Run("FullPageWithOptionsExcludedAndChart", func(t *testing.T) {
 		rec := c.get("/advisor")
 		wantStatus(t, rec, http.StatusOK)
