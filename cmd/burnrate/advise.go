@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,9 +23,9 @@ import (
 // that build the same request as POST /api/v1/advise (advisor.AdviseBody). It
 // needs no database unless --org asks for the org's prices.
 func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("advise", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var b advisor.AdviseBody
+	pc := newPricingCommand("advise", stdout, &b.PriceSource)
+	fs := pc.fs
 	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs, memFraction, datacenter string
 	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
 	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
@@ -48,14 +47,8 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	fs.StringVar(&eta, "eta", "", "achievable fraction of memory bandwidth in decode (default 0.7)")
 	fs.BoolVar(&b.IncludeSuspicious, "include-suspicious", false, "use prices flagged as suspicious (GCP a2/a3/a4)")
 	fs.IntVar(&b.MaxOptions, "max-options", 0, "options to list (default 20; -1: all)")
-	org := fs.String("org", "", "use this org's prices (needs the database)")
-	fs.StringVar(&b.PriceSource, "price-source", "", "with --org: catalog, overrides (default) or paid")
-	asJSON := fs.Bool("json", false, "print the API's JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := pc.parse(args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("advise: unexpected argument %q", fs.Arg(0))
 	}
 	var f flagNumbers
 	b.Params = f.float(quantity.Params, "params", params)
@@ -66,15 +59,9 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
 	b.Concurrency = f.int(quantity.Count, "concurrency", concurrency)
 	b.MaxGPUs = f.int(quantity.Count, "max-gpus", maxGPUs)
-	if v := f.float(quantity.Fraction, "mfu", mfu); v != 0 {
-		b.MFU = &v
-	}
-	if v := f.float(quantity.Fraction, "eta", eta); v != 0 {
-		b.Eta = &v
-	}
-	if v := f.float(quantity.Fraction, "memory-fraction", memFraction); v != 0 {
-		b.MemoryFraction = &v
-	}
+	b.MFU = f.optionalFloat(quantity.Fraction, "mfu", mfu)
+	b.Eta = f.optionalFloat(quantity.Fraction, "eta", eta)
+	b.MemoryFraction = f.optionalFloat(quantity.Fraction, "memory-fraction", memFraction)
 	switch strings.ToLower(strings.TrimSpace(datacenter)) {
 	case "":
 	case "true", "on", "yes":
@@ -90,20 +77,15 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return fmt.Errorf("advise: %w", f.err)
 	}
 
-	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
-	if err != nil {
-		return fmt.Errorf("advise: %w", err)
-	}
-	defer done()
-	adv, _, err := advisor.Advise(ctx, st, orgID, b, time.Now())
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(adv)
-	}
+	return runPriced(ctx, cfg, log, pc, stdout, func(st *store.Store, orgID int64) (pricing.Advice, error) {
+		adv, _, err := advisor.Advise(ctx, st, orgID, b, time.Now())
+		return adv, err
+	}, printAdvice)
+}
+
+// printAdvice is advise's text output: the summary, the options as a
+// table, their caveats and notes.
+func printAdvice(stdout io.Writer, adv pricing.Advice) {
 	fmt.Fprintln(stdout, adv.Summary)
 	if len(adv.Options) > 0 {
 		fmt.Fprintln(stdout)
@@ -137,7 +119,6 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	}
 	fmt.Fprintf(stdout, "\n%d configuration(s) excluded (--json lists them with why). Prices: %s, as of %s.\n",
 		len(adv.Excluded), adv.Assumptions.PriceSource, adv.Assumptions.PriceAsOf)
-	return nil
 }
 
 func jobList() string {
@@ -148,30 +129,76 @@ func jobList() string {
 	return strings.Join(names, "|")
 }
 
-// orgStore opens the database and finds the org when slug is set, for its
+// pricingCommand is what advise and breakeven share around their own
+// flags: the flag set, whose prices (--org, --price-source), --json, and the
+// database, opened only for an org's prices.
+type pricingCommand struct {
+	name   string
+	fs     *flag.FlagSet
+	org    string
+	source *string // the request's price source, which --price-source sets
+	asJSON bool
+}
+
+// newPricingCommand starts the flag set of command name with the shared
+// flags; the command adds its own before parse.
+func newPricingCommand(name string, stdout io.Writer, source *string) *pricingCommand {
+	c := &pricingCommand{name: name, fs: flag.NewFlagSet(name, flag.ContinueOnError), source: source}
+	c.fs.SetOutput(stdout)
+	c.fs.StringVar(&c.org, "org", "", "use this org's prices (needs the database)")
+	c.fs.StringVar(source, "price-source", "", "with --org: catalog, overrides (default) or paid")
+	c.fs.BoolVar(&c.asJSON, "json", false, "print the API's JSON")
+	return c
+}
+
+// parse parses args, which are all flags: the request is in them.
+func (c *pricingCommand) parse(args []string) error {
+	if err := c.fs.Parse(args); err != nil {
+		return err
+	}
+	if c.fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", c.name, c.fs.Arg(0))
+	}
+	return nil
+}
+
+// orgStore opens the database and finds the org when --org is set, for its
 // prices; without one, the shipped catalog is the only source (and an
 // explicit other source is an error). done closes what was opened.
-func orgStore(ctx context.Context, cfg Config, log *slog.Logger, slug string, source *string) (*store.Store, int64, func(), error) {
-	if slug == "" {
-		if *source != "" && *source != advisor.PriceCatalog {
-			return nil, 0, func() {}, fmt.Errorf("--price-source %s needs --org", *source)
+func (c *pricingCommand) orgStore(ctx context.Context, cfg Config, log *slog.Logger) (st *store.Store, orgID int64, done func(), err error) {
+	if c.org == "" {
+		if *c.source != "" && *c.source != advisor.PriceCatalog {
+			return nil, 0, func() {}, fmt.Errorf("%s: --price-source %s needs --org", c.name, *c.source)
 		}
-		*source = advisor.PriceCatalog
+		*c.source = advisor.PriceCatalog
 		return nil, 0, func() {}, nil
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, c.name, c.org)
 	if err != nil {
-		return nil, 0, func() {}, err
-	}
-	org, err := db.store.OrgBySlug(ctx, slug)
-	if err != nil {
-		db.close()
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, 0, func() {}, fmt.Errorf("no org %q", slug)
-		}
 		return nil, 0, func() {}, err
 	}
 	return db.store, org.ID, db.close, nil
+}
+
+// runPriced is the rest of advise and breakeven once the request is
+// parsed: open the org's prices (with --org), compute the answer with
+// them, and print it as the API's JSON (--json) or as text.
+func runPriced[T any](ctx context.Context, cfg Config, log *slog.Logger, pc *pricingCommand, stdout io.Writer,
+	compute func(st *store.Store, orgID int64) (T, error), printText func(io.Writer, T)) error {
+	st, orgID, done, err := pc.orgStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer done()
+	res, err := compute(st, orgID)
+	if err != nil {
+		return err
+	}
+	if pc.asJSON {
+		return printJSON(stdout, res)
+	}
+	printText(stdout, res)
+	return nil
 }
 
 // flagNumbers reads number flags through quantity's bounds, the way the
@@ -200,6 +227,15 @@ func (f *flagNumbers) float(k quantity.Kind, name, s string) float64 {
 func (f *flagNumbers) int(k quantity.Kind, name, s string) int {
 	d, _ := f.parse(k, name, s)
 	return int(d.IntPart())
+}
+
+// optionalFloat is a number flag whose absence (or zero) leaves the
+// request's default: nil.
+func (f *flagNumbers) optionalFloat(k quantity.Kind, name, s string) *float64 {
+	if v := f.float(k, name, s); v != 0 {
+		return &v
+	}
+	return nil
 }
 
 func (f *flagNumbers) money(name, s string) *decimal.Decimal {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 
@@ -84,6 +85,27 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		return nil, err
 	}
 	return &background{Client: c, outbox: outbox, notifier: notifier, connections: conns, billing: bill}, nil
+}
+
+// openBackground is where serve and worker start: command name takes no
+// flags (args are parsed for -h), then the database and the jobs, with where
+// mail goes logged. On an error nothing stays open; otherwise the caller
+// closes db.
+func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name string, args []string) (*database, *background, error) {
+	if err := flag.NewFlagSet(name, flag.ContinueOnError).Parse(args); err != nil {
+		return nil, nil, err
+	}
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return nil, nil, err
+	}
+	bg, err := newJobs(db.store, cfg, log)
+	if err != nil {
+		db.close()
+		return nil, nil, err
+	}
+	logMailConfig(cfg, log)
+	return db, bg, nil
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.

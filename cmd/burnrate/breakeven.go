@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +10,9 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/advisor"
+	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/store"
 )
 
 // runBreakEven is 'burnrate breakeven': API vs self-hosted for a monthly
@@ -20,9 +20,9 @@ import (
 // (advisor.BreakEvenBody). It needs no database unless --org asks for the org's
 // prices.
 func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("breakeven", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var b advisor.BreakEvenBody
+	pc := newPricingCommand("breakeven", stdout, &b.PriceSource)
+	fs := pc.fs
 	var input, output, cached, throughput, gpuPrice, overhead, openParams, utilization, peak, seqLen, subs, usage string
 	fs.StringVar(&b.Model, "model", "", "API model(s) to compare, comma-separated; the first is primary (default with a mix: its largest-spend model)")
 	fs.StringVar(&input, "input-tokens", "", "uncached input tokens per month (1e9, 1B, 300M …)")
@@ -43,16 +43,11 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	fs.BoolVar(&b.Spot, "spot", false, "price GPUs at spot rates")
 	fs.StringVar(&b.Provider, "provider", "", "only these GPU providers, comma-separated")
 	fs.StringVar(&seqLen, "seq-len", "", "context per sequence for the throughput model (default 4096)")
-	org := fs.String("org", "", "use this org's prices (needs the database)")
-	fs.StringVar(&b.PriceSource, "price-source", "", "with --org: catalog, overrides (default) or paid")
-	asJSON := fs.Bool("json", false, "print the API's JSON")
-	if err := fs.Parse(args); err != nil {
+	if err := pc.parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("breakeven: unexpected argument %q", fs.Arg(0))
-	}
 	var f flagNumbers
+	var err error
 	b.InputTokens = f.float(quantity.Tokens, "input-tokens", input)
 	b.OutputTokens = f.float(quantity.Tokens, "output-tokens", output)
 	b.CachedTokens = f.float(quantity.Tokens, "cached-tokens", cached)
@@ -63,22 +58,8 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
 	b.GPUPrice = f.money("gpu-price", gpuPrice)
 	b.OverheadMonthUSD = f.money("overhead", overhead)
-	for _, part := range strings.Split(usage, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		model, toks, ok := strings.Cut(part, "=")
-		nums := strings.Split(toks, "/")
-		if !ok || strings.TrimSpace(model) == "" || len(nums) < 2 || len(nums) > 3 {
-			return fmt.Errorf("breakeven: --usage %q is not model=input/output[/cached]", part)
-		}
-		u := advisor.UsageBody{Model: strings.TrimSpace(model)}
-		u.InputTokens = f.float(quantity.Tokens, "usage "+u.Model+" input", nums[0])
-		u.OutputTokens = f.float(quantity.Tokens, "usage "+u.Model+" output", nums[1])
-		if len(nums) == 3 {
-			u.CachedTokens = f.float(quantity.Tokens, "usage "+u.Model+" cached", nums[2])
-		}
-		b.Usage = append(b.Usage, u)
+	if b.Usage, err = f.usage(usage); err != nil {
+		return fmt.Errorf("breakeven: %w", err)
 	}
 	if f.err != nil {
 		return fmt.Errorf("breakeven: %w", f.err)
@@ -89,20 +70,15 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 		b.Substitutes = s
 	}
 
-	st, orgID, done, err := orgStore(ctx, cfg, log, *org, &b.PriceSource)
-	if err != nil {
-		return fmt.Errorf("breakeven: %w", err)
-	}
-	defer done()
-	res, _, err := advisor.BreakEven(ctx, st, orgID, b, time.Now())
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
+	return runPriced(ctx, cfg, log, pc, stdout, func(st *store.Store, orgID int64) (pricing.BreakEvenResult, error) {
+		res, _, err := advisor.BreakEven(ctx, st, orgID, b, time.Now())
+		return res, err
+	}, printBreakEven)
+}
+
+// printBreakEven is breakeven's text output: the verdict, both monthly
+// costs, the break-even volume, and with a usage mix its table.
+func printBreakEven(stdout io.Writer, res pricing.BreakEvenResult) {
 	fmt.Fprintln(stdout, res.Verdict)
 	fmt.Fprintf(stdout, "\nAPI:         %s/month (%s at its own rates)\n", quantity.FormatMoney(res.APICostMonthUSD, "USD"), res.Models[0].Model)
 	gpus := fmt.Sprintf("%d× %s", res.GPUsNeeded, res.SelfHost.GPU)
@@ -141,5 +117,29 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 		fmt.Fprintf(tw, "all models\t%s\t\t\t%s\t\t\n", quantity.FormatAmount(m.APICostMonthUSD), quantity.FormatAmount(m.SelfHostCostMonthUSD))
 		tw.Flush()
 	}
-	return nil
+}
+
+// usage reads --usage, the monthly tokens per API model of a mix:
+// model=input/output[/cached], comma-separated. A malformed part is the
+// error; a bad number joins f's.
+func (f *flagNumbers) usage(s string) ([]advisor.UsageBody, error) {
+	var us []advisor.UsageBody
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		model, toks, ok := strings.Cut(part, "=")
+		nums := strings.Split(toks, "/")
+		if !ok || strings.TrimSpace(model) == "" || len(nums) < 2 || len(nums) > 3 {
+			return nil, fmt.Errorf("--usage %q is not model=input/output[/cached]", part)
+		}
+		u := advisor.UsageBody{Model: strings.TrimSpace(model)}
+		u.InputTokens = f.float(quantity.Tokens, "usage "+u.Model+" input", nums[0])
+		u.OutputTokens = f.float(quantity.Tokens, "usage "+u.Model+" output", nums[1])
+		if len(nums) == 3 {
+			u.CachedTokens = f.float(quantity.Tokens, "usage "+u.Model+" cached", nums[2])
+		}
+		us = append(us, u)
+	}
+	return us, nil
 }

@@ -59,18 +59,11 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	if *slug == "" {
 		return errors.New("connection: --org is required\n" + connectionUsage)
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, "connection", *slug)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	org, err := db.store.OrgBySlug(ctx, *slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("connection: no org with slug %q", *slug)
-	}
-	if err != nil {
-		return err
-	}
 	bg, err := newJobs(db.store, cfg, log)
 	if err != nil {
 		return err

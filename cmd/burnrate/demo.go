@@ -1,19 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"crypto/rand"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/mail"
 	"time"
 
 	"github.com/burnrate/burnrate/demo"
 	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
@@ -29,13 +26,8 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if a, err := mail.ParseAddress(*email); err != nil || a.Address != *email {
-		return fmt.Errorf("demo: --email %q is not an email address", *email)
-	}
-	if *passwordFlag != "" {
-		if msg := password.Problem(*passwordFlag); msg != "" {
-			return fmt.Errorf("demo: --password: %s", msg)
-		}
+	if err := checkOwnerFlags("demo", "email", *email, *passwordFlag); err != nil {
+		return err
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
 	if err != nil {
@@ -47,21 +39,13 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	var org store.Org
 	newPassword := ""
 	err = st.InTx(ctx, func(tx *store.Store) error {
-		user, err := tx.UserByEmail(ctx, *email)
-		if errors.Is(err, store.ErrNotFound) {
-			newPassword = *passwordFlag
-			if newPassword == "" {
-				newPassword = rand.Text()
-			}
-			hash, err := password.Hash(newPassword)
-			if err != nil {
-				return err
-			}
-			if user, err = tx.CreateUser(ctx, *email, "Demo owner", hash); err != nil {
-				return err
-			}
-		} else if err != nil {
+		user, created, generated, err := ownerByEmail(ctx, tx, *email, "Demo owner", *passwordFlag)
+		if err != nil {
 			return err
+		}
+		if created {
+			// The demo prints the new owner's password, given or generated.
+			newPassword = cmp.Or(generated, *passwordFlag)
 		}
 		org, err = tx.CreateOrg(ctx, *name, user.ID)
 		return err

@@ -32,18 +32,11 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if *when != "" && *when != store.DigestWhenOver && *when != store.DigestWhenAlways {
 		return fmt.Errorf("digest: --when is over or always, not %q", *when)
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, "digest", *slug)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	org, err := db.store.OrgBySlug(ctx, *slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("digest: no org with slug %q", *slug)
-	}
-	if err != nil {
-		return err
-	}
 	day := digest.Yesterday(time.Now(), org.Location())
 	if *dateFlag != "" {
 		if day, err = time.Parse(time.DateOnly, *dateFlag); err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
-	"github.com/burnrate/burnrate/store"
 )
 
 // runImport is 'burnrate import': each file in its own transaction, like an
@@ -35,18 +34,14 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if *slug == "" || fs.NArg() == 0 {
 		return errors.New("import: usage: burnrate import --org SLUG [--source NAME] [--json] FILE [FILE …]")
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, "import", *slug)
+	if noOrg := errNoOrg(""); errors.As(err, &noOrg) {
+		return fmt.Errorf("%w (burnrate org create makes one)", err)
+	}
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	org, err := db.store.OrgBySlug(ctx, *slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("import: no org with slug %q (burnrate org create makes one)", *slug)
-	}
-	if err != nil {
-		return err
-	}
 	var mapping *ingest.Mapping
 	if ingest.Source(*source) == ingest.SourceGeneric {
 		m, err := db.store.ColumnMapping(ctx, org.ID)

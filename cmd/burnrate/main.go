@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -164,6 +165,39 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 		log.Warn("cannot look for interrupted imports", slog.Any("error", err))
 	}
 	return db, nil
+}
+
+// openOrg opens the database, as openDatabase does, and finds the org slug
+// names, for the subcommands that work on one org. A missing org is an
+// errNoOrg prefixed by cmd ("digest: no org with slug …"); on any error the
+// database is closed again.
+func openOrg(ctx context.Context, cfg Config, log *slog.Logger, cmd, slug string) (*database, store.Org, error) {
+	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	if err != nil {
+		return nil, store.Org{}, err
+	}
+	org, err := db.store.OrgBySlug(ctx, slug)
+	if errors.Is(err, store.ErrNotFound) {
+		err = fmt.Errorf("%s: %w", cmd, errNoOrg(slug))
+	}
+	if err != nil {
+		db.close()
+		return nil, store.Org{}, err
+	}
+	return db, org, nil
+}
+
+// errNoOrg is the slug of an org that does not exist.
+type errNoOrg string
+
+func (e errNoOrg) Error() string { return fmt.Sprintf("no org with slug %q", string(e)) }
+
+// printJSON writes v as indented JSON, the --json output of the commands
+// whose answer is one document.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // privatePostgres is the embedded default: a Postgres cluster of Burnrate's

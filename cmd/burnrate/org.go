@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,13 +34,8 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 	if *name == "" || *email == "" {
 		return errors.New("org create: --name and --owner-email are required")
 	}
-	if a, err := mail.ParseAddress(*email); err != nil || a.Address != *email {
-		return fmt.Errorf("org create: --owner-email %q is not an email address", *email)
-	}
-	if *passwordFlag != "" {
-		if msg := password.Problem(*passwordFlag); msg != "" {
-			return fmt.Errorf("org create: --password: %s", msg)
-		}
+	if err := checkOwnerFlags("org create", "owner-email", *email, *passwordFlag); err != nil {
+		return err
 	}
 	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
 	if err != nil {
@@ -57,24 +51,11 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 		userCreated bool
 	)
 	err = st.InTx(ctx, func(tx *store.Store) error {
-		user, err := tx.UserByEmail(ctx, *email)
-		if errors.Is(err, store.ErrNotFound) {
-			pw := *passwordFlag
-			if pw == "" {
-				pw = rand.Text()
-				newPassword = pw
-			}
-			hash, err := password.Hash(pw)
-			if err != nil {
-				return err
-			}
-			if user, err = tx.CreateUser(ctx, *email, *email, hash); err != nil {
-				return err
-			}
-			userCreated = true
-		} else if err != nil {
+		user, created, generated, err := ownerByEmail(ctx, tx, *email, *email, *passwordFlag)
+		if err != nil {
 			return err
 		}
+		userCreated, newPassword = created, generated
 		if org, err = tx.CreateOrg(ctx, *name, user.ID); err != nil {
 			return err
 		}
@@ -89,13 +70,48 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 		if newPassword != "" {
 			out["owner_password"] = newPassword
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "org:       %s (%s)\napi token: %s\n", org.Slug, org.Name, token)
 	if newPassword != "" {
 		fmt.Fprintf(stdout, "owner:     %s, password %s\n", *email, newPassword)
 	}
 	return nil
+}
+
+// checkOwnerFlags checks the owner's email and password that 'org create'
+// and 'demo' take (emailFlag names the email's flag), as sign-up checks
+// them, before anything is opened.
+func checkOwnerFlags(cmd, emailFlag, email, pw string) error {
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		return fmt.Errorf("%s: --%s %q is not an email address", cmd, emailFlag, email)
+	}
+	if pw != "" {
+		if msg := password.Problem(pw); msg != "" {
+			return fmt.Errorf("%s: --password: %s", cmd, msg)
+		}
+	}
+	return nil
+}
+
+// ownerByEmail returns the user with email, creating them (as name, with
+// password pw) when there is none. An empty pw gives the new user a random
+// password, returned as generated so that it can be printed once.
+func ownerByEmail(ctx context.Context, tx *store.Store, email, name, pw string) (user store.User, created bool, generated string, err error) {
+	user, err = tx.UserByEmail(ctx, email)
+	if !errors.Is(err, store.ErrNotFound) {
+		return user, false, "", err
+	}
+	if pw == "" {
+		pw = rand.Text()
+		generated = pw
+	}
+	hash, err := password.Hash(pw)
+	if err != nil {
+		return user, false, "", err
+	}
+	if user, err = tx.CreateUser(ctx, email, name, hash); err != nil {
+		return user, false, "", err
+	}
+	return user, true, generated, nil
 }

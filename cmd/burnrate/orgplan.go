@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/billing"
-	"github.com/burnrate/burnrate/store"
 )
 
 // runOrgPlan is 'burnrate org plan': an org's plan and its use of the
@@ -34,18 +32,11 @@ func runOrgPlan(ctx context.Context, cfg Config, log *slog.Logger, args []string
 			return fmt.Errorf("org plan: --set %q: want one of %s", *set, billing.PlanNames())
 		}
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, "org plan", *slug)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	org, err := db.store.OrgBySlug(ctx, *slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("org plan: no org with slug %q", *slug)
-	}
-	if err != nil {
-		return err
-	}
 	if *set != "" {
 		if err := db.store.SetOrgPlan(ctx, org.ID, *set); err != nil {
 			return fmt.Errorf("org plan: %w", err)
@@ -65,9 +56,7 @@ func runOrgPlan(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{
+		return printJSON(stdout, map[string]any{
 			"slug": org.Slug, "plan": org.Plan, "status": org.PlanStatus, "billing": bc.Enabled(),
 			"limits_applied": u.Plan.Name, "seats": u.Plan.Seats, "members": u.Members, "open_invites": u.Invites,
 			"rows_month": u.Plan.RowsMonth, "rows_this_month": u.RowsThisMonth, "history_days": u.Plan.HistoryDays,

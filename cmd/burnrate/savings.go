@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/savings"
-	"github.com/burnrate/burnrate/store"
 )
 
 // runSavings is 'burnrate savings': the Savings page's findings for an org
@@ -41,27 +39,18 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 			return fmt.Errorf("savings: %w", err)
 		}
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, org, err := openOrg(ctx, cfg, log, "savings", *slug)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	org, err := db.store.OrgBySlug(ctx, *slug)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("savings: no org with slug %q", *slug)
-	}
-	if err != nil {
-		return err
-	}
 	opts.Now = time.Now()
 	rep, err := savings.Find(ctx, db.store, org, opts)
 	if err != nil {
 		return fmt.Errorf("savings: %w", err)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	if rep.To.IsZero() {
 		fmt.Fprintln(stdout, "No bills imported yet.")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"log/slog"
 	"net/http"
 
@@ -13,20 +12,11 @@ import (
 // runServe is 'burnrate serve': the web app, and the background jobs in the
 // same process. They stop together: on a signal, or when one of them fails.
 func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, bg, err := openBackground(ctx, cfg, log, "serve", args)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	bg, err := newJobs(db.store, cfg, log)
-	if err != nil {
-		return err
-	}
-	logMailConfig(cfg, log)
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"log/slog"
 )
 
@@ -11,20 +10,11 @@ import (
 // processes share the jobs of one database. It stops on SIGINT or SIGTERM,
 // letting running jobs finish (jobs.DefaultStopTimeout).
 func runWorker(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, bg, err := openBackground(ctx, cfg, log, "worker", args)
 	if err != nil {
 		return err
 	}
 	defer db.close()
-	bg, err := newJobs(db.store, cfg, log)
-	if err != nil {
-		return err
-	}
-	logMailConfig(cfg, log)
 	log.Info("Burnrate worker is ready")
 	if err := bg.Run(ctx); err != nil {
 		return err
