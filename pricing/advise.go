@@ -661,98 +661,74 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 // size finds the smallest configuration of instance in (gpusPer GPUs of g each, running at
 // precision prec) that fits the job and meets the deadline with the given wall-clock overhead.
 func (r *request) size(in Instance, g GPU, prec Precision, gpusPer int, overhead float64) (plan, error) {
-	m := r.model
 	maxInstances := max(r.MaxGPUs/gpusPer, 1)
 	where := in.Provider + " " + in.InstanceType
 	switch r.Job {
 	case JobServing:
 		return r.sizeServing(g, prec, gpusPer, maxInstances, where)
 	case JobBatchInference:
-		t, err := EstimateThroughput(m, prec, g, gpusPer, r.SeqLen, r.Concurrency, r.a)
-		if err != nil {
-			return plan{}, err
-		}
-		secs := r.InputTokens/t.PrefillTokensPerSec + r.Tokens/t.DecodeTokensPerSec
-		hours := secs / 3600
-		k := 1
-		if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
-			k = int(math.Ceil(hours * overhead / r.DeadlineHours))
-			if k > maxInstances {
-				r.limits.needGPUs(k*gpusPer, where)
-				r.limits.needHours(hours*overhead/float64(maxInstances), maxInstances*gpusPer, where)
-				return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (would need %d instances, max %d GPUs)",
-					fmtHours(hours*overhead/float64(maxInstances)), maxInstances*gpusPer, fmtHours(r.DeadlineHours), k, r.MaxGPUs)
-			}
-		}
-		bound := "bandwidth-bound"
-		if !t.BandwidthBound {
-			bound = "compute-bound"
-		}
-		return plan{
-			instances: k, gpusPer: gpusPer, hours: hours / float64(k),
-			memNeed: float64(k) * t.MemoryNeededGB * GB, memHave: float64(k) * t.MemoryAvailableGB * GB,
-			tokens: r.Tokens + r.InputTokens, tokensPerS: float64(k) * t.DecodeTokensPerSec,
-			detail: fmt.Sprintf("batch %d, %s decode %s tok/s per instance", t.Batch, bound, fmtInt(t.DecodeTokensPerSec)),
-		}, nil
+		return r.sizeBatch(g, prec, gpusPer, maxInstances, overhead, where)
 	}
-	// Training-type jobs.
+	return r.sizeTraining(g, prec, gpusPer, maxInstances, overhead, where)
+}
+
+// sizeBatch is size for batch inference: the fewest instances that read
+// and generate the tokens within the deadline.
+func (r *request) sizeBatch(g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
+	t, err := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, r.Concurrency, r.a)
+	if err != nil {
+		return plan{}, err
+	}
+	secs := r.InputTokens/t.PrefillTokensPerSec + r.Tokens/t.DecodeTokensPerSec
+	hours := secs / 3600
+	k := 1
+	if r.DeadlineHours > 0 && hours*overhead > r.DeadlineHours {
+		k = int(math.Ceil(hours * overhead / r.DeadlineHours))
+		if k > maxInstances {
+			r.limits.needGPUs(k*gpusPer, where)
+			r.limits.needHours(hours*overhead/float64(maxInstances), maxInstances*gpusPer, where)
+			return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (would need %d instances, max %d GPUs)",
+				fmtHours(hours*overhead/float64(maxInstances)), maxInstances*gpusPer, fmtHours(r.DeadlineHours), k, r.MaxGPUs)
+		}
+	}
+	bound := "bandwidth-bound"
+	if !t.BandwidthBound {
+		bound = "compute-bound"
+	}
+	return plan{
+		instances: k, gpusPer: gpusPer, hours: hours / float64(k),
+		memNeed: float64(k) * t.MemoryNeededGB * GB, memHave: float64(k) * t.MemoryAvailableGB * GB,
+		tokens: r.Tokens + r.InputTokens, tokensPerS: float64(k) * t.DecodeTokensPerSec,
+		detail: fmt.Sprintf("batch %d, %s decode %s tok/s per instance", t.Batch, bound, fmtInt(t.DecodeTokensPerSec)),
+	}, nil
+}
+
+// sizeTraining is size for the training-type jobs: the fewest instances
+// that meet the deadline, then the fewest from there whose GPUs hold the
+// sharded states and the activations.
+func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
 	usable := r.a.UsableBytes(g)
-	tm := EstimateTrainingMemory(r.Job, m, prec, r.SeqLen, r.a)
-	// Tensor parallelism (degree a power of two within one NVLink-class machine) is used only when
-	// plain ZeRO-3/FSDP data parallelism does not fit.
-	tps := []int{1}
-	if g.FastInterconnect() {
-		for t := 2; t <= gpusPer && gpusPer%t == 0; t *= 2 {
-			tps = append(tps, t)
-		}
-	}
+	tm := EstimateTrainingMemory(r.Job, r.model, prec, r.SeqLen, r.a)
+	tps := tensorParallelDegrees(g, gpusPer)
 	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= usable {
 		return plan{}, fmt.Errorf("activations alone need %s GB per GPU (seq_len %d), %s GB usable",
 			fmtGB(tm.ActivationBytesPerGPU/float64(maxTP)), r.SeqLen, fmtGB(usable))
 	}
-	multiNodeOK := gpusPer >= 8 && g.FastInterconnect()
-	if !multiNodeOK {
+	multiNode := gpusPer >= 8 && g.FastInterconnect()
+	if !multiNode {
 		maxInstances = 1
 	}
-	peak := g.PeakTFLOPS(g.computePrecision(prec))
-	baseMFU := r.trainingMFU()
-	hoursOn := func(n int) (float64, float64, bool) {
-		mfu := baseMFU
-		penalty := n > 1 && !g.FastInterconnect()
-		if penalty {
-			mfu *= r.a.SlowInterconnectMFUFactor
-		}
-		return TrainingHours(r.flopsFactor(), m.ActiveParams, r.Tokens, n, peak, mfu), mfu, penalty
-	}
-	// The fewest instances that meet the deadline (time falls as 1/instances on NVLink nodes).
-	kStart := 1
-	if h, _, _ := hoursOn(gpusPer); r.DeadlineHours > 0 && h*overhead > r.DeadlineHours {
-		if !multiNodeOK {
-			return plan{}, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (a single machine: no NVLink-class nodes to add)",
-				fmtHours(h*overhead), gpusPer, fmtHours(r.DeadlineHours))
-		}
-		kStart = int(math.Ceil(h * overhead / r.DeadlineHours * (1 - 1e-12)))
-		if kStart > maxInstances {
-			hc, _, _ := hoursOn(maxInstances * gpusPer)
-			r.limits.needGPUs(kStart*gpusPer, where)
-			r.limits.needHours(hc*overhead, maxInstances*gpusPer, where)
-			return plan{}, fmt.Errorf("takes %s h on %s GPUs (the cap), deadline %s h; needs %s GPUs",
-				fmtHours(hc*overhead), fmtInt(float64(maxInstances*gpusPer)), fmtHours(r.DeadlineHours), fmtInt(float64(kStart*gpusPer)))
-		}
+	speed := r.trainingSpeedOn(g, prec)
+	kStart, err := r.fewestTrainingInstances(speed, gpusPer, maxInstances, multiNode, overhead, where)
+	if err != nil {
+		return plan{}, err
 	}
 	var lastErr error
 	for k := kStart; k <= maxInstances; k++ {
 		n := k * gpusPer
-		have := float64(n) * usable
-		tp := 0
-		for _, t := range tps {
-			if tm.PerGPU(n, t) <= usable {
-				tp = t
-				break
-			}
-		}
+		tp := fittingTensorParallel(tm, tps, n, usable)
 		if tp == 0 {
-			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: have}
+			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: float64(n) * usable}
 			// Memory per GPU falls with more GPUs only through the sharded states: jump to the
 			// fewest GPUs where the states' share fits next to the activations.
 			if room := usable - tm.ActivationBytesPerGPU/float64(tps[len(tps)-1]); room > 0 {
@@ -762,22 +738,100 @@ func (r *request) size(in Instance, g GPU, prec Precision, gpusPer int, overhead
 			}
 			continue
 		}
-		need := tm.Total(n, tp)
-		hours, mfu, penalty := hoursOn(n)
-		detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); MFU %.2f",
-			fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
-		if tp > 1 {
-			detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
-		}
-		if penalty {
-			detail += " (reduced: no NVLink between GPUs)"
-		}
-		return plan{instances: k, gpusPer: gpusPer, hours: hours, memNeed: need, memHave: have, detail: detail, mfuPenalty: penalty}, nil
+		return trainingPlan(tm, speed, k, gpusPer, tp, usable), nil
 	}
 	if me, ok := lastErr.(*memoryError); ok && maxInstances > 1 {
 		return plan{}, fmt.Errorf("%s (even on %d GPUs)", me.Error(), maxInstances*gpusPer)
 	}
 	return plan{}, lastErr
+}
+
+// tensorParallelDegrees returns the tensor-parallel degrees to try on an
+// instance of gpusPer GPUs of g: 1 (plain ZeRO-3/FSDP data parallelism),
+// then powers of two within one NVLink-class machine, used only when
+// plain data parallelism does not fit.
+func tensorParallelDegrees(g GPU, gpusPer int) []int {
+	tps := []int{1}
+	if g.FastInterconnect() {
+		for t := 2; t <= gpusPer && gpusPer%t == 0; t *= 2 {
+			tps = append(tps, t)
+		}
+	}
+	return tps
+}
+
+// fittingTensorParallel returns the smallest of the degrees tps at which
+// the job fits n GPUs of usable bytes each, or 0 when none does.
+func fittingTensorParallel(tm TrainingMemory, tps []int, n int, usable float64) int {
+	for _, t := range tps {
+		if tm.PerGPU(n, t) <= usable {
+			return t
+		}
+	}
+	return 0
+}
+
+// trainingSpeed is how fast training runs on GPUs of one type.
+type trainingSpeed struct {
+	r       *request
+	peak    float64 // TFLOPS at the compute precision
+	baseMFU float64
+	fast    bool // NVLink-class interconnect
+}
+
+// trainingSpeedOn returns the speed of the job on GPUs g at precision prec.
+func (r *request) trainingSpeedOn(g GPU, prec Precision) trainingSpeed {
+	return trainingSpeed{r: r, peak: g.PeakTFLOPS(g.computePrecision(prec)), baseMFU: r.trainingMFU(), fast: g.FastInterconnect()}
+}
+
+// hours returns the training time on n GPUs and the MFU it assumes, which
+// is reduced (penalty) for several GPUs without NVLink.
+func (s trainingSpeed) hours(n int) (hours, mfu float64, penalty bool) {
+	mfu = s.baseMFU
+	penalty = n > 1 && !s.fast
+	if penalty {
+		mfu *= s.r.a.SlowInterconnectMFUFactor
+	}
+	return TrainingHours(s.r.flopsFactor(), s.r.model.ActiveParams, s.r.Tokens, n, s.peak, mfu), mfu, penalty
+}
+
+// fewestTrainingInstances returns the fewest instances of gpusPer GPUs that
+// meet the deadline (time falls as 1/instances on NVLink nodes), or why
+// none within maxInstances does.
+func (r *request) fewestTrainingInstances(speed trainingSpeed, gpusPer, maxInstances int, multiNode bool, overhead float64, where string) (int, error) {
+	h, _, _ := speed.hours(gpusPer)
+	if !(r.DeadlineHours > 0 && h*overhead > r.DeadlineHours) {
+		return 1, nil
+	}
+	if !multiNode {
+		return 0, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (a single machine: no NVLink-class nodes to add)",
+			fmtHours(h*overhead), gpusPer, fmtHours(r.DeadlineHours))
+	}
+	k := int(math.Ceil(h * overhead / r.DeadlineHours * (1 - 1e-12)))
+	if k > maxInstances {
+		hc, _, _ := speed.hours(maxInstances * gpusPer)
+		r.limits.needGPUs(k*gpusPer, where)
+		r.limits.needHours(hc*overhead, maxInstances*gpusPer, where)
+		return 0, fmt.Errorf("takes %s h on %s GPUs (the cap), deadline %s h; needs %s GPUs",
+			fmtHours(hc*overhead), fmtInt(float64(maxInstances*gpusPer)), fmtHours(r.DeadlineHours), fmtInt(float64(k*gpusPer)))
+	}
+	return k, nil
+}
+
+// trainingPlan returns the plan of k instances of gpusPer GPUs at tensor
+// parallel degree tp, with the memory and MFU that explain it.
+func trainingPlan(tm TrainingMemory, speed trainingSpeed, k, gpusPer, tp int, usable float64) plan {
+	n := k * gpusPer
+	hours, mfu, penalty := speed.hours(n)
+	detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); MFU %.2f",
+		fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+	if tp > 1 {
+		detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
+	}
+	if penalty {
+		detail += " (reduced: no NVLink between GPUs)"
+	}
+	return plan{instances: k, gpusPer: gpusPer, hours: hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: penalty}
 }
 
 func (r *request) sizeServing(g GPU, prec Precision, gpusPer, maxInstances int, where string) (plan, error) {

@@ -289,7 +289,33 @@ type scenario struct {
 	fullCapUnit float64 // tokens/month one replica serves at 100% busy
 }
 
+// newScenario validates in, fills in its defaults, prices the API models
+// in the mix and chooses the self-hosted deployment unit. Every problem
+// with in is reported at once.
 func newScenario(in BreakEvenInput) (*scenario, error) {
+	in, errs := withBreakEvenDefaults(in)
+	a, prec, model, selfHostErrs := selfHostSetup(in)
+	errs = append(errs, selfHostErrs...)
+	prices, priceErrs := apiPrices(in)
+	errs = append(errs, priceErrs...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s := &scenario{prices: prices, overhead: in.OverheadMonthUSD}
+	s.inputShare, s.blend = blendedPrices(in, prices)
+	if err := s.choose(in, model, prec, a); err != nil {
+		return nil, err
+	}
+	if err := s.setCapacity(in); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// withBreakEvenDefaults returns in with its zero utilisation, peak factor
+// and sequence length replaced by the defaults, and what is wrong with its
+// counts, figures and GPU choice.
+func withBreakEvenDefaults(in BreakEvenInput) (BreakEvenInput, []error) {
 	var errs []error
 	if len(in.Models) == 0 {
 		errs = append(errs, errors.New("name at least one API model"))
@@ -312,6 +338,21 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	if in.OverheadMonthUSD.IsNegative() {
 		errs = append(errs, errors.New("overhead_month_usd must not be negative"))
 	}
+	errs = append(errs, gpuChoiceErrors(in)...)
+	if in.SeqLen < 0 {
+		errs = append(errs, fmt.Errorf("seq_len must be positive, got %d", in.SeqLen))
+	}
+	if in.SeqLen == 0 {
+		in.SeqLen = defaultSeqLen
+	}
+	return in, errs
+}
+
+// gpuChoiceErrors returns what is wrong with the measured throughput, the
+// GPU price and the GPU type taken together: a measured figure or a price
+// alone cannot say which GPU it is for.
+func gpuChoiceErrors(in BreakEvenInput) []error {
+	var errs []error
 	if !(in.ThroughputPerGPU >= 0) || math.IsInf(in.ThroughputPerGPU, 0) {
 		errs = append(errs, fmt.Errorf("throughput must be a non-negative number, got %g", in.ThroughputPerGPU))
 	}
@@ -324,12 +365,14 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	if in.GPUPriceUSDPerHour != nil && in.GPU == "" && in.ThroughputPerGPU <= 0 {
 		errs = append(errs, errors.New("with a GPU price but no GPU type, give a measured throughput"))
 	}
-	if in.SeqLen < 0 {
-		errs = append(errs, fmt.Errorf("seq_len must be positive, got %d", in.SeqLen))
-	}
-	if in.SeqLen == 0 {
-		in.SeqLen = defaultSeqLen
-	}
+	return errs
+}
+
+// selfHostSetup returns the throughput model's assumptions (the defaults
+// when none are given), the precision and the open model to self-host,
+// and what is wrong with each.
+func selfHostSetup(in BreakEvenInput) (Assumptions, Precision, Model, []error) {
+	var errs []error
 	a := in.Assumptions
 	if a == (Assumptions{}) {
 		a = DefaultAssumptions()
@@ -341,46 +384,67 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	var model Model
-	switch {
-	case in.OpenModel != "":
-		model, err = LookupModel(in.OpenModel)
-	case in.OpenParams != 0:
-		model, err = CustomModel(in.OpenParams)
-	default:
-		model, err = LookupModel(defaultOpenModel)
-	}
+	model, err := openModel(in)
 	if err != nil {
 		errs = append(errs, err)
 	}
+	return a, prec, model, errs
+}
+
+// openModel returns the self-hosted model: the one named, a custom one of
+// OpenParams parameters, or the default.
+func openModel(in BreakEvenInput) (Model, error) {
+	switch {
+	case in.OpenModel != "":
+		return LookupModel(in.OpenModel)
+	case in.OpenParams != 0:
+		return CustomModel(in.OpenParams)
+	default:
+		return LookupModel(defaultOpenModel)
+	}
+}
+
+// apiPrices returns the price-table row of each API model compared (from
+// DefaultLLMPrices when in has no table); a model the table lacks is an
+// error.
+func apiPrices(in BreakEvenInput) ([]LLMPrice, []error) {
 	table := in.Prices
 	if table == nil {
 		table = DefaultLLMPrices()
 	}
-	s := &scenario{overhead: in.OverheadMonthUSD}
+	var prices []LLMPrice
+	var errs []error
 	for _, name := range in.Models {
 		p, ok := table.Lookup(name)
 		if !ok {
 			errs = append(errs, fmt.Errorf("API model %q is not in the price table (%s); add it as an override", name, table.Source))
 			continue
 		}
-		s.prices = append(s.prices, p)
+		prices = append(prices, p)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	return prices, errs
+}
 
+// blendedPrices returns the input tokens' share of the mix and each API
+// model's price per 1M tokens in that mix; with no tokens given, the mix
+// is 3 input to 1 output.
+func blendedPrices(in BreakEvenInput, prices []LLMPrice) (inputShare float64, blend []decimal.Decimal) {
 	uncached, cached, output := in.InputTokens, in.CachedTokens, in.OutputTokens
 	if uncached+cached+output == 0 {
 		uncached, output = 3, 1 // no usage: assume a 3:1 input:output mix
 	}
-	s.inputShare = float64(uncached+cached) / float64(uncached+cached+output)
-	for _, p := range s.prices {
-		s.blend = append(s.blend, p.BlendedPerMTok(uncached, cached, output))
+	inputShare = float64(uncached+cached) / float64(uncached+cached+output)
+	for _, p := range prices {
+		blend = append(blend, p.BlendedPerMTok(uncached, cached, output))
 	}
-	if err := s.choose(in, model, prec, a); err != nil {
-		return nil, err
-	}
+	return inputShare, blend
+}
+
+// setCapacity sets, once the unit is chosen, the tokens a month one
+// replica serves (at full use, and at the planned utilisation and peak),
+// the price per token at full use and the plan's notes. A capacity out of
+// range is an error.
+func (s *scenario) setCapacity(in BreakEvenInput) error {
 	s.plan.Utilization, s.plan.PeakFactor, s.plan.InputShare, s.plan.OverheadMonthUSD = in.Utilization, in.PeakFactor, round2(s.inputShare), in.OverheadMonthUSD
 	s.fullCapUnit = s.plan.TokensPerSecPerGPU * float64(s.unitGPUs) * 3600 * HoursPerMonth
 	s.unitCap = s.fullCapUnit * in.Utilization / in.PeakFactor
@@ -388,7 +452,7 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	if !finite(s.fullCapUnit) || !(s.fullCapUnit/1e6 > 0) {
 		// Extreme inputs would reach an infinite or zero capacity, which
 		// decimal.NewFromFloat and Div panic on.
-		return nil, errors.New("the self-hosting estimate is out of range: check the throughput and assumptions")
+		return errors.New("the self-hosting estimate is out of range: check the throughput and assumptions")
 	}
 	s.plan.USDPerMTokAtFullUtilization = s.unitMonth.Div(decimal.NewFromFloat(s.fullCapUnit / 1e6)).Round(4)
 	s.plan.Notes = append(s.plan.Notes,
@@ -397,7 +461,7 @@ func newScenario(in BreakEvenInput) (*scenario, error) {
 	if in.InputTokens+in.CachedTokens+in.OutputTokens == 0 {
 		s.plan.Notes = append(s.plan.Notes, "no usage given: a 3:1 input:output mix is assumed for prices and throughput")
 	}
-	return s, nil
+	return nil
 }
 
 // choose sets the deployment unit (one replica) and its price and throughput.
