@@ -82,25 +82,8 @@ func (c Config) billing() billing.Config {
 // loadConfig reads and validates the environment, reporting every problem
 // at once rather than one per start.
 func loadConfig(getenv func(string) string) (Config, error) {
-	var errs []error
-	or := func(key, def string) string {
-		if v := strings.TrimSpace(getenv(key)); v != "" {
-			return v
-		}
-		return def
-	}
-	secret := func(key string) string {
-		// KEY_FILE names a file holding the secret (Docker/Kubernetes secrets).
-		if f := getenv(key + "_FILE"); f != "" {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s_FILE: %w", key, err))
-				return ""
-			}
-			return strings.TrimSpace(string(b))
-		}
-		return getenv(key)
-	}
+	env := &envReader{getenv: getenv}
+	or, secret := env.or, env.secret
 	cfg := Config{
 		DatabaseURL: secret("DATABASE_URL"),
 		DataDir:     or("BURNRATE_DATA_DIR", ".burnrate"),
@@ -121,72 +104,119 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if cfg.DatabaseURL != "" {
 		if u, err := url.Parse(cfg.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			errs = append(errs, errors.New("DATABASE_URL: want postgres://user:password@host:5432/dbname"))
+			env.problem(errors.New("DATABASE_URL: want postgres://user:password@host:5432/dbname"))
 		}
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(or("LOG_LEVEL", "info"))); err != nil {
-		errs = append(errs, fmt.Errorf("LOG_LEVEL: want debug, info, warn or error, got %q", getenv("LOG_LEVEL")))
+		env.problem(fmt.Errorf("LOG_LEVEL: want debug, info, warn or error, got %q", getenv("LOG_LEVEL")))
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
-		errs = append(errs, fmt.Errorf("LOG_FORMAT: want text or json, got %q", cfg.LogFormat))
+		env.problem(fmt.Errorf("LOG_FORMAT: want text or json, got %q", cfg.LogFormat))
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = listenURL(cfg.Addr)
 	} else if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("BASE_URL: want an absolute URL such as https://burnrate.example.com, got %q", cfg.BaseURL))
+		env.problem(fmt.Errorf("BASE_URL: want an absolute URL such as https://burnrate.example.com, got %q", cfg.BaseURL))
 	}
 	mb, err := strconv.ParseInt(or("MAX_UPLOAD_MB", "512"), 10, 64)
 	if err != nil || mb <= 0 {
-		errs = append(errs, fmt.Errorf("MAX_UPLOAD_MB: want a positive whole number of megabytes, got %q", getenv("MAX_UPLOAD_MB")))
+		env.problem(fmt.Errorf("MAX_UPLOAD_MB: want a positive whole number of megabytes, got %q", getenv("MAX_UPLOAD_MB")))
 	}
 	cfg.MaxUploadBytes = mb << 20
-	switch v := or("RUN_MIGRATIONS", "1"); v {
-	case "1", "true":
-		cfg.RunMigrations = true
-	case "0", "false":
-	default:
-		errs = append(errs, fmt.Errorf("RUN_MIGRATIONS: want 1 or 0, got %q", v))
-	}
-	switch v := or("WEBHOOK_ALLOW_PRIVATE", "0"); v {
-	case "1", "true":
-		cfg.WebhookAllowPrivate = true
-	case "0", "false":
-	default:
-		errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE: want 1 or 0, got %q", v))
-	}
+	cfg.RunMigrations = env.boolean("RUN_MIGRATIONS", true)
+	cfg.WebhookAllowPrivate = env.boolean("WEBHOOK_ALLOW_PRIVATE", false)
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
-		errs = append(errs, errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
+		env.problem(errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}
-	errs = append(errs, checkPrices(cfg.Stripe)...)
+	env.errs = append(env.errs, checkPrices(cfg.Stripe)...)
 	if cfg.SMTPURL != "" {
 		// The error never repeats the URL: it may hold a password.
 		if _, err := mail.NewSMTP(cfg.SMTPURL, mail.DefaultFrom); err != nil {
-			errs = append(errs, fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
+			env.problem(fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
 		}
 	}
 	for key, dst := range map[string]*string{"OPENAI_API_URL": &cfg.OpenAIURL, "ANTHROPIC_API_URL": &cfg.AnthropicURL} {
 		v := strings.TrimRight(or(key, ""), "/")
 		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
-			errs = append(errs, fmt.Errorf("%s: want an absolute URL such as https://api.example.com, got %q", key, v))
+			env.problem(fmt.Errorf("%s: want an absolute URL such as https://api.example.com, got %q", key, v))
 		}
 		*dst = v
 	}
 	if k := secret("SECRET_KEY"); k != "" {
 		key, err := connect.ParseKey("SECRET_KEY", k)
 		if err != nil {
-			errs = append(errs, err)
+			env.problem(err)
 		}
 		cfg.SecretKey = key
 	}
 	if _, err := mail.ParseFrom(cfg.MailFrom); err != nil {
-		errs = append(errs, fmt.Errorf("MAIL_FROM: %v", err))
+		env.problem(fmt.Errorf("MAIL_FROM: %v", err))
 	}
 	proxies, err := parseProxies(getenv("TRUSTED_PROXIES"))
 	if err != nil {
-		errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+		env.problem(fmt.Errorf("TRUSTED_PROXIES: %w", err))
 	}
 	cfg.TrustedProxies = proxies
 	cfg.MetricsToken, cfg.MetricsAddr = secret("METRICS_TOKEN"), or("METRICS_ADDR", "")
+	env.errs = append(env.errs, checkMetrics(cfg)...)
+	if len(env.errs) > 0 {
+		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(env.errs))
+	}
+	return cfg, nil
+}
+
+// envReader reads the environment for loadConfig, collecting every problem
+// in errs.
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (e *envReader) problem(err error) { e.errs = append(e.errs, err) }
+
+// or returns the variable key, trimmed, or def when it is empty.
+func (e *envReader) or(key, def string) string {
+	if v := strings.TrimSpace(e.getenv(key)); v != "" {
+		return v
+	}
+	return def
+}
+
+// secret returns the variable key, or the contents of the file KEY_FILE
+// names (Docker/Kubernetes secrets).
+func (e *envReader) secret(key string) string {
+	if f := e.getenv(key + "_FILE"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			e.problem(fmt.Errorf("%s_FILE: %w", key, err))
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	return e.getenv(key)
+}
+
+// boolean returns the switch key: 1 or true, 0 or false, def when unset.
+func (e *envReader) boolean(key string, def bool) bool {
+	unset := "0"
+	if def {
+		unset = "1"
+	}
+	v := e.or(key, unset)
+	switch v {
+	case "1", "true":
+		return true
+	case "0", "false":
+		return false
+	}
+	e.problem(fmt.Errorf("%s: want 1 or 0, got %q", key, v))
+	return false
+}
+
+// checkMetrics wants a metrics token that is hard to guess and a metrics
+// listener apart from the app's.
+func checkMetrics(cfg Config) []error {
+	var errs []error
 	if t := cfg.MetricsToken; t != "" && (len(t) < 16 || strings.ContainsFunc(t, func(r rune) bool { return r <= ' ' || r > '~' })) {
 		errs = append(errs, errors.New("METRICS_TOKEN: want at least 16 printable ASCII characters without spaces (openssl rand -hex 32)"))
 	}
@@ -197,10 +227,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("METRICS_ADDR: must differ from ADDR (%s)", cfg.Addr))
 		}
 	}
-	if len(errs) > 0 {
-		return cfg, fmt.Errorf("configuration:\n  %w", joinLines(errs))
-	}
-	return cfg, nil
+	return errs
 }
 
 // checkPrices wants every plan's price when billing is on, each a Stripe

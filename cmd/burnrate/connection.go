@@ -37,21 +37,9 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	fs := flag.NewFlagSet("connection "+sub, flag.ContinueOnError)
 	slug := fs.String("org", "", "the org's slug (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	var in connect.Input
-	var keyFile, secretFile string
+	var add connectionAdd
 	if sub == "add" {
-		fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
-		fs.StringVar(&in.Kind, "kind", "", "openai or anthropic (required)")
-		fs.StringVar(&keyFile, "api-key-file", "", "a file holding the admin API key, or - for standard input (required; never a flag's value, which other users can see)")
-		fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
-		fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
-		fs.StringVar(&in.Data, "data", "", "costs (the bill, default) or usage (tokens, priced with the org's prices)")
-		fs.StringVar(&in.Bucket, "bucket", "", "aws-s3: the bucket the export is delivered to")
-		fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export)")
-		fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
-		fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS")
-		fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
-		fs.StringVar(&secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
+		add.flags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -68,123 +56,188 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	if err != nil {
 		return err
 	}
-	svc := bg.connections
-	enc := json.NewEncoder(stdout)
-	named := func() (store.Connection, error) {
-		if fs.NArg() != 1 {
-			return store.Connection{}, errors.New("connection " + sub + ": name one connection\n" + connectionUsage)
-		}
-		c, err := db.store.ConnectionByName(ctx, org.ID, fs.Arg(0))
-		if errors.Is(err, store.ErrNotFound) {
-			return c, fmt.Errorf("connection %s: the org has no connection named %q", sub, fs.Arg(0))
-		}
-		return c, err
-	}
+	cc := connectionCommand{st: db.store, svc: bg.connections, org: org, sub: sub, fs: fs,
+		asJSON: *asJSON, stdout: stdout}
 	switch sub {
 	case "add":
-		read := func(flag, name string) (string, error) {
-			var b []byte
-			var err error
-			if name == "-" {
-				b, err = io.ReadAll(io.LimitReader(stdin, 4096))
-			} else {
-				b, err = os.ReadFile(name)
-			}
-			if err != nil {
-				return "", fmt.Errorf("connection add: --%s: %w", flag, err)
-			}
-			return strings.TrimSpace(string(b)), nil
-		}
-		switch {
-		case in.Kind == connect.KindS3 && secretFile != "":
-			if in.SecretAccessKey, err = read("secret-access-key-file", secretFile); err != nil {
-				return err
-			}
-		case in.Kind == connect.KindS3:
-		case keyFile == "":
-			return errors.New("connection add: --api-key-file is required (- reads the key from standard input)")
-		default:
-			if in.APIKey, err = read("api-key-file", keyFile); err != nil {
-				return err
-			}
-		}
-		var c store.Connection
-		err = db.store.Fenced(ctx, org.ID, 0, func(st *store.Store) error {
-			c, err = svc.Create(ctx, st, org.ID, 0, in)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("connection add: %w", err)
-		}
-		if *asJSON {
-			return enc.Encode(connect.ViewOf(c))
-		}
-		fmt.Fprintf(stdout, "connection %q added (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
-			c.Name, c.SecretHint, connect.ScheduleEvery, org.Slug, c.Name)
-		return nil
+		return cc.add(ctx, add, stdin)
 	case "list":
-		cs, err := db.store.Connections(ctx, org.ID)
-		if err != nil {
-			return err
-		}
-		views := make([]connect.View, 0, len(cs))
-		for _, c := range cs {
-			views = append(views, connect.ViewOf(c))
-		}
-		if *asJSON {
-			return enc.Encode(views)
-		}
-		for _, v := range views {
-			last := "never run"
-			if v.LastRunAt != nil {
-				last = fmt.Sprintf("last run %s: %s, %d rows", v.LastRunAt.UTC().Format(time.DateTime), v.LastStatus, v.LastRows)
-				if v.LastError != "" {
-					last += ": " + v.LastError
-				}
-			}
-			state := "paused"
-			if v.NextRunAt != nil {
-				state = "next run " + v.NextRunAt.UTC().Format(time.DateTime)
-			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", v.Name, v.Kind, state, last)
-		}
-		return nil
+		return cc.list(ctx)
 	case "sync":
-		c, err := named()
-		if err != nil {
-			return err
-		}
-		res, err := svc.Sync(ctx, org.ID, c.ID)
-		if *asJSON {
-			_ = enc.Encode(res)
-		} else {
-			for _, ir := range res.Imports {
-				if ir.Duplicate {
-					fmt.Fprintf(stdout, "%s: nothing new (same as import %d)\n", ir.FileName, ir.ID)
-					continue
-				}
-				fmt.Fprintf(stdout, "%s: %s, %d rows (replaced %d; import %d)\n", ir.FileName, ir.Source, ir.Rows, ir.ReplacedRows, ir.ID)
-			}
-			if err == nil && len(res.Imports) == 0 {
-				fmt.Fprintln(stdout, "nothing new")
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("connection sync %s: %w", c.Name, err)
-		}
-		return nil
+		return cc.sync(ctx)
 	case "delete":
-		c, err := named()
-		if err != nil {
-			return err
-		}
-		if err := db.store.DeleteConnection(ctx, org.ID, c.ID); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "connection %q deleted; what it imported stays\n", c.Name)
-		return nil
+		return cc.delete(ctx)
 	}
 	return fmt.Errorf("connection: unknown subcommand %q\n%s", sub, connectionUsage)
+}
+
+// connectionAdd is the flags of 'connection add': the connection, and the
+// files its secrets are read from.
+type connectionAdd struct {
+	in         connect.Input
+	keyFile    string
+	secretFile string
+}
+
+func (a *connectionAdd) flags(fs *flag.FlagSet) {
+	in := &a.in
+	fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
+	fs.StringVar(&in.Kind, "kind", "", "openai or anthropic (required)")
+	fs.StringVar(&a.keyFile, "api-key-file", "", "a file holding the admin API key, or - for standard input (required; never a flag's value, which other users can see)")
+	fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
+	fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
+	fs.StringVar(&in.Data, "data", "", "costs (the bill, default) or usage (tokens, priced with the org's prices)")
+	fs.StringVar(&in.Bucket, "bucket", "", "aws-s3: the bucket the export is delivered to")
+	fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export)")
+	fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
+	fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS")
+	fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
+	fs.StringVar(&a.secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
+}
+
+// input returns the connection to add with its secret read from its file
+// (or standard input): the API key, or for S3 the secret access key when
+// one is given.
+func (a connectionAdd) input(stdin io.Reader) (connect.Input, error) {
+	in := a.in
+	var err error
+	switch {
+	case in.Kind == connect.KindS3 && a.secretFile != "":
+		in.SecretAccessKey, err = readSecret(stdin, "secret-access-key-file", a.secretFile)
+	case in.Kind == connect.KindS3:
+	case a.keyFile == "":
+		err = errors.New("connection add: --api-key-file is required (- reads the key from standard input)")
+	default:
+		in.APIKey, err = readSecret(stdin, "api-key-file", a.keyFile)
+	}
+	return in, err
+}
+
+// readSecret returns the secret in file name (- for standard input), which
+// flag named.
+func readSecret(stdin io.Reader, flag, name string) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(io.LimitReader(stdin, 4096))
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("connection add: --%s: %w", flag, err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// connectionCommand is one 'burnrate connection' subcommand on one org.
+type connectionCommand struct {
+	st     *store.Store
+	svc    *connect.Service
+	org    store.Org
+	sub    string
+	fs     *flag.FlagSet
+	asJSON bool
+	stdout io.Writer
+}
+
+func (cc connectionCommand) add(ctx context.Context, a connectionAdd, stdin io.Reader) error {
+	in, err := a.input(stdin)
+	if err != nil {
+		return err
+	}
+	var c store.Connection
+	err = cc.st.Fenced(ctx, cc.org.ID, 0, func(st *store.Store) error {
+		c, err = cc.svc.Create(ctx, st, cc.org.ID, 0, in)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("connection add: %w", err)
+	}
+	if cc.asJSON {
+		return json.NewEncoder(cc.stdout).Encode(connect.ViewOf(c))
+	}
+	fmt.Fprintf(cc.stdout, "connection %q added (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
+		c.Name, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
+	return nil
+}
+
+func (cc connectionCommand) list(ctx context.Context) error {
+	cs, err := cc.st.Connections(ctx, cc.org.ID)
+	if err != nil {
+		return err
+	}
+	views := make([]connect.View, 0, len(cs))
+	for _, c := range cs {
+		views = append(views, connect.ViewOf(c))
+	}
+	if cc.asJSON {
+		return json.NewEncoder(cc.stdout).Encode(views)
+	}
+	for _, v := range views {
+		last := "never run"
+		if v.LastRunAt != nil {
+			last = fmt.Sprintf("last run %s: %s, %d rows", v.LastRunAt.UTC().Format(time.DateTime), v.LastStatus, v.LastRows)
+			if v.LastError != "" {
+				last += ": " + v.LastError
+			}
+		}
+		state := "paused"
+		if v.NextRunAt != nil {
+			state = "next run " + v.NextRunAt.UTC().Format(time.DateTime)
+		}
+		fmt.Fprintf(cc.stdout, "%s\t%s\t%s\t%s\n", v.Name, v.Kind, state, last)
+	}
+	return nil
+}
+
+func (cc connectionCommand) sync(ctx context.Context) error {
+	c, err := cc.named(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := cc.svc.Sync(ctx, cc.org.ID, c.ID)
+	if cc.asJSON {
+		_ = json.NewEncoder(cc.stdout).Encode(res)
+	} else {
+		for _, ir := range res.Imports {
+			if ir.Duplicate {
+				fmt.Fprintf(cc.stdout, "%s: nothing new (same as import %d)\n", ir.FileName, ir.ID)
+				continue
+			}
+			fmt.Fprintf(cc.stdout, "%s: %s, %d rows (replaced %d; import %d)\n", ir.FileName, ir.Source, ir.Rows, ir.ReplacedRows, ir.ID)
+		}
+		if err == nil && len(res.Imports) == 0 {
+			fmt.Fprintln(cc.stdout, "nothing new")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("connection sync %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+func (cc connectionCommand) delete(ctx context.Context) error {
+	c, err := cc.named(ctx)
+	if err != nil {
+		return err
+	}
+	if err := cc.st.DeleteConnection(ctx, cc.org.ID, c.ID); err != nil {
+		return err
+	}
+	fmt.Fprintf(cc.stdout, "connection %q deleted; what it imported stays\n", c.Name)
+	return nil
+}
+
+// named returns the one connection the subcommand's argument names.
+func (cc connectionCommand) named(ctx context.Context) (store.Connection, error) {
+	if cc.fs.NArg() != 1 {
+		return store.Connection{}, errors.New("connection " + cc.sub + ": name one connection\n" + connectionUsage)
+	}
+	c, err := cc.st.ConnectionByName(ctx, cc.org.ID, cc.fs.Arg(0))
+	if errors.Is(err, store.ErrNotFound) {
+		return c, fmt.Errorf("connection %s: the org has no connection named %q", cc.sub, cc.fs.Arg(0))
+	}
+	return c, err
 }
 
 // runSecrets is 'burnrate secrets rotate': every connection's credentials
