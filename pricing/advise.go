@@ -577,27 +577,15 @@ type plan struct {
 	mfuPenalty bool
 }
 
+// evaluate sizes and prices instance in for the job, on demand and (when
+// allowed) spot: the options it offers, or why it is excluded.
 func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 	ex := func(reason string) []Excluded {
 		return []Excluded{{GPU: in.GPU, InstanceType: in.InstanceType, Reason: reason, Provider: in.Provider}}
 	}
 	g, known := cat.gpus[in.GPU]
-	switch {
-	case in.Fractional():
-		return nil, ex(fmt.Sprintf("fractional GPU (%g of a GPU)", in.GPUCount))
-	case !known:
-		return nil, ex("no specifications for GPU " + in.GPU)
-	case r.datacenterOnly && g.Class == ClassConsumer:
-		return nil, ex(fmt.Sprintf("consumer GPU (%s: no ECC, not licensed for datacenters); datacenter GPUs only is on", g.Name))
-	case r.datacenterOnly && Marketplace(in.Provider):
-		return nil, ex("peer-marketplace offer (third-party host); datacenter GPUs only is on")
-	case in.Suspicious && !r.IncludeSuspicious:
-		return nil, ex("suspicious price: " + strings.Join(in.Flags, "; "))
-	case in.OnDemand == nil && (!r.Spot || in.Spot == nil):
-		if in.Spot != nil {
-			return nil, ex("no on-demand price and spot not allowed")
-		}
-		return nil, ex("no price")
+	if reason := r.unusable(in, g, known); reason != "" {
+		return nil, ex(reason)
 	}
 	prec, precNote, err := g.RunPrecision(r.Job, r.Precision)
 	if err != nil {
@@ -607,17 +595,7 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 	if gpusPer > r.MaxGPUs {
 		return nil, ex(fmt.Sprintf("%d GPUs per instance exceeds max %d", gpusPer, r.MaxGPUs))
 	}
-	type priced struct {
-		name  string
-		price decimal.Decimal
-	}
-	var prices []priced
-	if in.OnDemand != nil {
-		prices = append(prices, priced{pricingOnDemand, *in.OnDemand})
-	}
-	if r.Spot && in.Spot != nil {
-		prices = append(prices, priced{pricingSpot, *in.Spot})
-	}
+	prices := r.pricings(in)
 	var opts []Option
 	var excl []Excluded
 	for _, pr := range prices {
@@ -656,6 +634,49 @@ func (r *request) evaluate(in Instance, cat *Catalog) ([]Option, []Excluded) {
 		excl = ex(strings.TrimPrefix(excl[0].Reason, pricingOnDemand+": "))
 	}
 	return opts, excl
+}
+
+// unusable returns why instance in (of GPU g, known when the catalog has
+// its specifications) cannot be offered for the job whatever its size, or
+// "" when it can.
+func (r *request) unusable(in Instance, g GPU, known bool) string {
+	switch {
+	case in.Fractional():
+		return fmt.Sprintf("fractional GPU (%g of a GPU)", in.GPUCount)
+	case !known:
+		return "no specifications for GPU " + in.GPU
+	case r.datacenterOnly && g.Class == ClassConsumer:
+		return fmt.Sprintf("consumer GPU (%s: no ECC, not licensed for datacenters); datacenter GPUs only is on", g.Name)
+	case r.datacenterOnly && Marketplace(in.Provider):
+		return "peer-marketplace offer (third-party host); datacenter GPUs only is on"
+	case in.Suspicious && !r.IncludeSuspicious:
+		return "suspicious price: " + strings.Join(in.Flags, "; ")
+	case in.OnDemand == nil && (!r.Spot || in.Spot == nil):
+		if in.Spot != nil {
+			return "no on-demand price and spot not allowed"
+		}
+		return "no price"
+	}
+	return ""
+}
+
+// priced is one way to pay for an instance: its name and hourly price.
+type priced struct {
+	name  string
+	price decimal.Decimal
+}
+
+// pricings returns the prices of in the job may use: on demand, and spot
+// when the request allows it.
+func (r *request) pricings(in Instance) []priced {
+	var prices []priced
+	if in.OnDemand != nil {
+		prices = append(prices, priced{pricingOnDemand, *in.OnDemand})
+	}
+	if r.Spot && in.Spot != nil {
+		prices = append(prices, priced{pricingSpot, *in.Spot})
+	}
+	return prices
 }
 
 // size finds the smallest configuration of instance in (gpusPer GPUs of g each, running at
