@@ -166,6 +166,7 @@ func (k Kind) ParseHuman(field, s string) (decimal.Decimal, error) {
 	return k.parse(field, s, true)
 }
 
+// parse is Parse, or with human ParseHuman.
 func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 	s := strings.TrimSpace(raw)
 	fail := func(err error, detail string) (decimal.Decimal, error) {
@@ -183,26 +184,9 @@ func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 		neg = t[0] == '-'
 		t = t[1:]
 	}
-	if human && k.Dollar && strings.HasPrefix(t, "$") {
-		t = t[1:]
-	}
 	shift := 0 // power of ten from a suffix
-	if human && t != "" {
-		switch last := t[len(t)-1]; {
-		case k.Percent && last == '%':
-			shift = -2
-		case k.Suffixes && (last == 'k' || last == 'K'):
-			shift = 3
-		case k.Suffixes && (last == 'm' || last == 'M'):
-			shift = 6
-		case k.Suffixes && (last == 'b' || last == 'B' || last == 'g' || last == 'G'):
-			shift = 9
-		case k.Suffixes && (last == 't' || last == 'T'):
-			shift = 12
-		}
-		if shift != 0 {
-			t = strings.TrimRight(t[:len(t)-1], " ")
-		}
+	if human {
+		t, shift = k.withoutHumanAffixes(t)
 	}
 	n, ok := scan(t, human)
 	if !ok {
@@ -214,24 +198,63 @@ func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 		return fail(ErrNotNumber, "")
 	}
 	n.exp += shift
+	d, detail, err := k.fit(n, neg)
+	if err != nil {
+		return fail(err, detail)
+	}
+	return d, nil
+}
+
+// withoutHumanAffixes returns t without the leading $ and the trailing
+// suffix or % that k allows people to type, and the power of ten the
+// suffix stands for.
+func (k Kind) withoutHumanAffixes(t string) (string, int) {
+	if k.Dollar && strings.HasPrefix(t, "$") {
+		t = t[1:]
+	}
+	if t == "" {
+		return t, 0
+	}
+	shift := 0
+	switch last := t[len(t)-1]; {
+	case k.Percent && last == '%':
+		shift = -2
+	case k.Suffixes && (last == 'k' || last == 'K'):
+		shift = 3
+	case k.Suffixes && (last == 'm' || last == 'M'):
+		shift = 6
+	case k.Suffixes && (last == 'b' || last == 'B' || last == 'g' || last == 'G'):
+		shift = 9
+	case k.Suffixes && (last == 't' || last == 'T'):
+		shift = 12
+	}
+	if shift != 0 {
+		t = strings.TrimRight(t[:len(t)-1], " ")
+	}
+	return t, shift
+}
+
+// fit returns the scanned number n (negated when neg) as a value of k,
+// rounded to k's scale, or the error and its detail when it is out of k's
+// range or, for a whole kind, a fraction.
+func (k Kind) fit(n number, neg bool) (d decimal.Decimal, detail string, err error) {
 	if n.sig == 0 {
-		return decimal.Zero, nil
+		return decimal.Zero, "", nil
 	}
 	// The most significant digit's power of ten: 123.4 has 2, 0.05 has -2.
 	msd := n.sig - 1 + n.exp
 	if msd >= k.maxDigits {
-		return fail(ErrOutOfRange, k.bound(neg))
+		return decimal.Zero, k.bound(neg), ErrOutOfRange
 	}
 	if msd < -int(k.Scale)-1 {
 		// Every digit lies below the places kept: it rounds to zero, which
 		// for a whole kind means it was a fraction.
 		if k.Whole {
-			return fail(ErrNotWhole, "")
+			return decimal.Zero, "", ErrNotWhole
 		}
-		return decimal.Zero, nil
+		return decimal.Zero, "", nil
 	}
 	// Both exponents are now small, so building the decimal is cheap.
-	var d decimal.Decimal
 	if n.sig <= 18 {
 		d = decimal.New(n.v, int32(n.exp))
 	} else {
@@ -241,20 +264,20 @@ func (k Kind) parse(field, raw string, human bool) (decimal.Decimal, error) {
 		d = d.Neg()
 	}
 	if k.Whole && !d.IsInteger() {
-		return fail(ErrNotWhole, "")
+		return decimal.Zero, "", ErrNotWhole
 	}
 	if n.exp < -int(k.Scale) {
 		d = d.Round(k.Scale)
 	}
 	if d.Sign() < 0 && !k.Signed {
-		return fail(ErrOutOfRange, k.Name+" must not be negative")
+		return decimal.Zero, k.Name + " must not be negative", ErrOutOfRange
 	}
 	if msd == k.maxDigits-1 {
 		if c := d.Abs().Cmp(k.Max); c > 0 || c == 0 && !k.Inclusive {
-			return fail(ErrOutOfRange, k.bound(neg))
+			return decimal.Zero, k.bound(neg), ErrOutOfRange
 		}
 	}
-	return d, nil
+	return d, "", nil
 }
 
 // bound says what a value of k must be, for an error.
