@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -193,19 +194,29 @@ func (s *Server) handleGPUOverrideUpdate(c echo.Context) error {
 }
 
 func (s *Server) handleGPUOverrideDelete(c echo.Context) error {
+	st := s.db(c)
+	return s.deleteOverride(c, func(ctx context.Context, orgID, id int64) (string, error) {
+		o, err := st.GPUPriceOverride(ctx, orgID, id)
+		if err != nil {
+			return "", err
+		}
+		return o.Provider + " " + o.InstanceType + "; the catalog's applies again", st.DeleteGPUPriceOverride(ctx, orgID, id)
+	})
+}
+
+// deleteOverride is the delete handler of both kinds of price override:
+// del deletes the org's row the path's id names (store.ErrNotFound, a 404,
+// when the org has none) and returns what the flash says was deleted.
+func (s *Server) deleteOverride(c echo.Context, del func(ctx context.Context, orgID, id int64) (what string, err error)) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), currentOrg(c).ID
-	o, err := s.db(c).GPUPriceOverride(ctx, orgID, id)
+	what, err := del(c.Request().Context(), currentOrg(c).ID, id)
 	if err != nil {
 		return err
 	}
-	if err := s.db(c).DeleteGPUPriceOverride(ctx, orgID, id); err != nil {
-		return err
-	}
-	s.flash(c, "Deleted your price for "+o.Provider+" "+o.InstanceType+"; the catalog's applies again.")
+	s.flash(c, "Deleted your price for "+what+".")
 	return c.Redirect(http.StatusSeeOther, "/prices")
 }
 
@@ -281,18 +292,12 @@ func (s *Server) handleLLMOverrideUpdate(c echo.Context) error {
 }
 
 func (s *Server) handleLLMOverrideDelete(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	ctx, orgID := c.Request().Context(), currentOrg(c).ID
-	o, err := s.db(c).LLMPriceOverride(ctx, orgID, id)
-	if err != nil {
-		return err
-	}
-	if err := s.db(c).DeleteLLMPriceOverride(ctx, orgID, id); err != nil {
-		return err
-	}
-	s.flash(c, "Deleted your price for "+o.Model+".")
-	return c.Redirect(http.StatusSeeOther, "/prices")
+	st := s.db(c)
+	return s.deleteOverride(c, func(ctx context.Context, orgID, id int64) (string, error) {
+		o, err := st.LLMPriceOverride(ctx, orgID, id)
+		if err != nil {
+			return "", err
+		}
+		return o.Model, st.DeleteLLMPriceOverride(ctx, orgID, id)
+	})
 }
