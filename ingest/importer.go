@@ -283,10 +283,15 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	src := newChargeSource(rd, loc)
 	src.progress = req.Progress
 	src.quota = quota
+	defer src.stop()
 	var wr store.WriteResult
 	err = im.store.InTx(ctx, func(tx *store.Store) error {
 		var err error
-		if wr, err = tx.WriteCharges(ctx, req.Org.ID, imp.ID, loc, dedupeOf(rd.Source()), src); err != nil {
+		wr, err = tx.WriteCharges(ctx, req.Org.ID, imp.ID, loc, dedupeOf(rd.Source()), src)
+		// The reading goroutine is done with the Reader and the file
+		// before either is looked at again below.
+		src.stop()
+		if err != nil {
 			var kc *store.KeyConflictError
 			if errors.As(err, &kc) {
 				return &ParseError{File: req.FileName, Line: kc.Line, Err: &reason{
@@ -494,102 +499,6 @@ func ResultOf(i store.Import) ImportResult {
 	}
 	return res
 }
-
-// chargeSource feeds a Reader's rows to store.WriteCharges, one reused
-// Charge at a time, and notes the file's period on the way. The import's
-// totals are not added up here but by the store, from what it stored.
-type chargeSource struct {
-	rd       *Reader
-	loc      *time.Location
-	row      Row
-	ch       store.Charge
-	rows     int64
-	first    *time.Time
-	last     *time.Time
-	progress func(rows int64)
-	quota    Quota
-	err      error
-}
-
-func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
-	return &chargeSource{rd: rd, loc: loc, quota: Quota{Left: -1}}
-}
-
-func (s *chargeSource) Next() bool {
-	if s.err != nil {
-		return false
-	}
-	if err := s.rd.Next(&s.row); err != nil {
-		if !errors.Is(err, io.EOF) {
-			s.err = err
-		}
-		return false
-	}
-	r := &s.row
-	s.rows++
-	if s.quota.Left >= 0 && s.rows > s.quota.Left {
-		s.err = &quotaExceeded{s.quota.Refuse(s.rows)}
-		return false
-	}
-	if s.progress != nil && s.rows%progressEvery == 0 {
-		s.progress(s.rows)
-	}
-	s.ch = store.Charge{
-		Line:               s.rd.Line(),
-		Source:             string(r.Source),
-		ProviderName:       r.ProviderName,
-		ServiceName:        r.ServiceName,
-		ServiceCategory:    r.ServiceCategory,
-		SKU:                r.SKU,
-		ResourceID:         r.ResourceID,
-		RegionID:           r.RegionID,
-		SubAccountID:       r.SubAccountID,
-		ChargeCategory:     string(r.ChargeCategory),
-		ChargePeriodStart:  r.ChargePeriodStart,
-		ChargePeriodEnd:    r.ChargePeriodEnd,
-		BilledCost:         r.BilledCost,
-		EffectiveCost:      r.EffectiveCost,
-		ListCost:           r.ListCost,
-		BillingCurrency:    r.BillingCurrency,
-		ConsumedQuantity:   r.ConsumedQuantity,
-		ConsumedUnit:       r.ConsumedUnit,
-		Tags:               r.Tags,
-		Team:               r.Team,
-		InstanceType:       r.InstanceType,
-		GPUType:            r.GPUType,
-		GPUCount:           r.GPUCount,
-		GPUHours:           r.GPUHours,
-		Model:              r.Model,
-		InputTokens:        r.InputTokens,
-		OutputTokens:       r.OutputTokens,
-		CachedTokens:       r.CachedTokens,
-		Requests:           r.Requests,
-		PricedByUs:         r.PricedByUs,
-		BillingAccountID:   r.BillingAccountID,
-		BillingPeriodStart: r.BillingPeriodStart,
-		DedupeKey:          r.DedupeKey,
-		ProviderRaw:        r.ProviderRaw,
-		ServiceRaw:         r.ServiceRaw,
-	}
-	// The file's period is in days of the org's time zone, like the dashboard.
-	t := r.ChargePeriodStart.In(s.loc)
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if s.first == nil || day.Before(*s.first) {
-		d := day
-		s.first = &d
-	}
-	if s.last == nil || day.After(*s.last) {
-		d := day
-		s.last = &d
-	}
-	return true
-}
-
-func (s *chargeSource) Charge() *store.Charge { return &s.ch }
-func (s *chargeSource) Err() error            { return s.err }
-
-// CostBasis is the file's cost basis, known once its rows are read.
-func (s *chargeSource) CostBasis() store.CostBasis { return s.rd.CostBasis() }
 
 // PriceTable adapts an LLM price table to the LLMPricer seam.
 func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }
