@@ -3,9 +3,9 @@ package ingest
 // This file is encoding/csv's Reader (Go 1.26, BSD licence: Copyright 2011
 // The Go Authors), cut down to the settings the Reader uses (a comma, no
 // comments, strict quotes, any width, the record slice reused) and with one
-// change: a record whose line holds no quote at all, which is nearly every
-// record of a billing export, is split in place rather than copied field by
-// field into a buffer. encoding/csv was more than half of a large CUR's
+// change: a record that is one line and has no doubled quote, which is
+// nearly every record of a billing export, is split in place rather than
+// copied field by field into a buffer (lineRecord). encoding/csv was more than half of a large CUR's
 // parse time, most of it that copying. Records with quotes go through the
 // original code, and both ways return the same fields, positions and
 // errors (*csv.ParseError with csv.ErrQuote and csv.ErrBareQuote), which
@@ -35,12 +35,13 @@ type csvReader struct {
 	fieldIndexes   []int
 	fieldPositions []csvPosition
 
-	// text is the last record's fields, in order, separated by one comma
-	// each: one string the fields are slices of.
+	// text is one string the last record's fields are slices of, holding
+	// them in order, with nothing between them but commas and quotes.
 	text string
-	// plainLine is the line of the last record when it had no quote (its
-	// fields' positions are found from text), 0 otherwise.
-	plainLine int
+	// lineStart is the line of the last record when lineRecord read it,
+	// 0 otherwise; starts are then its fields' offsets in the line.
+	lineStart int
+	starts    []int
 
 	lastRecord []string
 }
@@ -57,26 +58,17 @@ func (r *csvReader) Read() ([]string, error) {
 	return rec, err
 }
 
-// Text returns the last record's fields as one string, separated by commas:
-// what to check for bytes Postgres cannot store, in one pass.
+// Text returns one string holding the last record's fields in order, with
+// only commas and quotes between them: what to check for bytes Postgres
+// cannot store, in one pass (an ASCII byte between two fields keeps them
+// from making one character together).
 func (r *csvReader) Text() string { return r.text }
 
 // FieldPos returns the line and the column (1-based, in bytes) where field
 // starts in the last record.
 func (r *csvReader) FieldPos(field int) (line, column int) {
-	if r.plainLine > 0 {
-		// A record without quotes is one line, its text that line.
-		col := 1
-		s := r.text
-		for range field {
-			i := strings.IndexByte(s, ',')
-			if i < 0 {
-				panic("out of range index passed to FieldPos")
-			}
-			col += i + 1
-			s = s[i+1:]
-		}
-		return r.plainLine, col
+	if r.lineStart > 0 {
+		return r.lineStart, r.starts[field] + 1
 	}
 	if field < 0 || field >= len(r.fieldPositions) {
 		panic("out of range index passed to FieldPos")
@@ -139,10 +131,10 @@ func (r *csvReader) readRecord(dst []string) ([]string, error) {
 	if errRead == io.EOF {
 		return nil, errRead
 	}
-	if bytes.IndexByte(line, '"') < 0 {
-		return r.plainRecord(dst, line), errRead
+	if rec, ok := r.lineRecord(dst, line); ok {
+		return rec, errRead
 	}
-	r.plainLine = 0
+	r.lineStart = 0
 
 	// Parse each field in the record.
 	var err error
@@ -266,18 +258,51 @@ parseField:
 	return dst, err
 }
 
-// plainRecord splits a line without quotes: its fields are what lies
-// between its commas, taken as they are from one copy of the line.
-func (r *csvReader) plainRecord(dst []string, line []byte) []string {
+// lineRecord splits a record that is one line and whose quoted fields
+// hold no doubled quote (nearly every record of a billing export) in place:
+// its fields are slices of one copy of the line, quotes left out. It
+// returns false, having changed nothing the caller sees, for any other
+// line (a field over several lines, a doubled or a stray quote), which
+// readRecord then reads field by field.
+func (r *csvReader) lineRecord(dst []string, line []byte) ([]string, bool) {
 	str := string(line[:len(line)-lengthNL(line)])
-	r.text, r.plainLine = str, r.numLine
-	dst = dst[:0]
-	for {
-		i := strings.IndexByte(str, ',')
-		if i < 0 {
-			return append(dst, str)
+	dst, starts := dst[:0], r.starts[:0]
+	quote := strings.IndexByte(str, '"') // the next quote at or after off, or -1
+	for off := 0; ; {
+		if quote != off {
+			end := len(str)
+			if i := strings.IndexByte(str[off:], ','); i >= 0 {
+				end = off + i
+			}
+			if quote >= 0 && quote < end {
+				return dst, false // a stray quote in an unquoted field
+			}
+			dst, starts = append(dst, str[off:end]), append(starts, off)
+			if end == len(str) {
+				break
+			}
+			off = end + 1
+			continue
 		}
-		dst = append(dst, str[:i])
-		str = str[i+1:]
+		// A quoted field: it must close before the end of the line, and
+		// at a comma or the end, not at a doubled quote.
+		i := strings.IndexByte(str[off+1:], '"')
+		if i < 0 {
+			return dst, false
+		}
+		end := off + 1 + i
+		if end+1 < len(str) && str[end+1] != ',' {
+			return dst, false
+		}
+		dst, starts = append(dst, str[off+1:end]), append(starts, off)
+		if end+1 == len(str) {
+			break
+		}
+		off = end + 2
+		if quote = strings.IndexByte(str[off:], '"'); quote >= 0 {
+			quote += off
+		}
 	}
+	r.text, r.lineStart, r.starts = str, r.numLine, starts
+	return dst, true
 }
