@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"strings"
+	"time"
 
 	"github.com/burnrate/burnrate/store"
 )
@@ -75,41 +76,14 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
-	if row.BilledCost, err = c.money(p.cost); err != nil {
+	if err = p.costs(c, row); err != nil {
 		return err
 	}
-	// Actual and Amortized exports share columns; the cost column holds the
-	// basis of the file (costBasis), and stands for both views until the
-	// other export of the period is imported (docs/data-model.md, "Cost
-	// bases").
-	row.EffectiveCost = row.BilledCost
-	if row.ListCost, err = c.moneyOr(p.payg, row.BilledCost); err != nil {
-		return err
-	}
-	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
-	if row.BillingCurrency == "" {
-		row.BillingCurrency = "USD"
-	}
-	row.ChargeCategory = ChargeUsage
-	if ct := c.text(p.chargeType); ct != "" {
-		if cat, ok := azureChargeTypes[strings.ToLower(ct)]; ok {
-			row.ChargeCategory = cat
-		} else {
-			row.ChargeCategory = ChargeAdjustment
-		}
-	}
-
+	row.ChargeCategory = azureChargeCategory(c.text(p.chargeType))
 	p.noteBasis(c.text(p.chargeType), c.text(p.pricingModel), row.BilledCost.IsZero())
 
 	category := c.text(p.meterCategory)
-	row.ServiceName = category
-	if row.ServiceName == "" {
-		row.ServiceName = c.text(p.productName)
-	}
-	row.ServiceCategory = azureServiceCategories[strings.ToLower(category)]
-	if row.ServiceCategory == "" {
-		row.ServiceCategory = "Other"
-	}
+	row.ServiceName, row.ServiceCategory = p.service(c, category)
 	row.SKU = c.text(p.meterName)
 	row.ResourceID = c.text(p.resourceID)
 	row.RegionID = c.text(p.location)
@@ -118,16 +92,8 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	if row.BillingAccountID == "" {
 		row.BillingAccountID = row.SubAccountID
 	}
-	if row.BillingPeriodStart, err = c.timeOpt(p.billingStart); err != nil {
+	if row.BillingPeriodStart, err = p.billingPeriod(c, row.ChargePeriodStart); err != nil {
 		return err
-	}
-	if row.BillingPeriodStart.IsZero() {
-		if row.BillingPeriodStart, err = c.timeOpt(p.servicePeriodStart); err != nil {
-			return err
-		}
-	}
-	if row.BillingPeriodStart.IsZero() {
-		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
 	}
 	if row.ConsumedQuantity, err = c.dec(p.quantity); err != nil {
 		return err
@@ -137,25 +103,87 @@ func (p *azureParser) parse(c *rowCtx, row *Row) error {
 	if err := parseTagMap(c.raw(p.tags), c.tag); err != nil {
 		return c.looseErr(p.tags, err, `expected tags like "env": "prod", "team": "ml" or {"team":"ml"}`)
 	}
-
-	// GPUs: VM size from AdditionalInfo.ServiceType, else from the meter name.
 	if p.opts.GPUs != nil && strings.EqualFold(category, "Virtual Machines") {
-		p.serviceType = ""
-		if info := c.text(p.additionalInfo); info != "" {
-			_ = parseTagMap(info, func(k, v string) {
-				if k == "ServiceType" {
-					p.serviceType = v
-				}
-			})
-		}
-		size := p.serviceType
-		if size == "" {
-			size = azureVMSize(row.SKU)
-		}
 		isHours := row.ChargeCategory == ChargeUsage && strings.Contains(strings.ToLower(row.ConsumedUnit), "hour")
-		setGPU(row, p.opts.GPUs, "azure", size, row.ConsumedQuantity, isHours)
+		setGPU(row, p.opts.GPUs, "azure", p.vmSize(c, row.SKU), row.ConsumedQuantity, isHours)
 	}
 	return nil
+}
+
+// costs sets the billed, effective and list (pay-as-you-go) costs and the
+// currency (USD when the file names none). Actual and Amortized exports
+// share columns; the cost column holds the basis of the file (costBasis),
+// and stands for both views until the other export of the period is
+// imported (docs/data-model.md, "Cost bases").
+func (p *azureParser) costs(c *rowCtx, row *Row) error {
+	var err error
+	if row.BilledCost, err = c.money(p.cost); err != nil {
+		return err
+	}
+	row.EffectiveCost = row.BilledCost
+	if row.ListCost, err = c.moneyOr(p.payg, row.BilledCost); err != nil {
+		return err
+	}
+	row.BillingCurrency = strings.ToUpper(c.text(p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	return nil
+}
+
+// azureChargeCategory maps a ChargeType to its FOCUS ChargeCategory: a row
+// without one is usage, and a type not in azureChargeTypes an adjustment.
+func azureChargeCategory(chargeType string) ChargeCategory {
+	if chargeType == "" {
+		return ChargeUsage
+	}
+	if cat, ok := azureChargeTypes[strings.ToLower(chargeType)]; ok {
+		return cat
+	}
+	return ChargeAdjustment
+}
+
+// service returns the service name (the meter category, else the product
+// name) and its FOCUS ServiceCategory.
+func (p *azureParser) service(c *rowCtx, meterCategory string) (name, category string) {
+	name = meterCategory
+	if name == "" {
+		name = c.text(p.productName)
+	}
+	category = azureServiceCategories[strings.ToLower(meterCategory)]
+	if category == "" {
+		category = "Other"
+	}
+	return name, category
+}
+
+// billingPeriod returns the billing period's start: the file's, else the
+// service period's, else the month of the charge.
+func (p *azureParser) billingPeriod(c *rowCtx, chargeStart time.Time) (time.Time, error) {
+	for _, col := range []int{p.billingStart, p.servicePeriodStart} {
+		t, err := c.timeOpt(col)
+		if err != nil || !t.IsZero() {
+			return t, err
+		}
+	}
+	return monthStart(chargeStart), nil
+}
+
+// vmSize returns a Virtual Machines row's VM size: AdditionalInfo's
+// ServiceType, else what the meter name says.
+func (p *azureParser) vmSize(c *rowCtx, meter string) string {
+	p.serviceType = ""
+	if info := c.text(p.additionalInfo); info != "" {
+		_ = parseTagMap(info, func(k, v string) {
+			if k == "ServiceType" {
+				p.serviceType = v
+			}
+		})
+	}
+	if p.serviceType != "" {
+		return p.serviceType
+	}
+	return azureVMSize(meter)
 }
 
 // noteBasis notes what a row says of its file's cost basis. Only an

@@ -79,59 +79,15 @@ func (p *focusParser) dec(c *rowCtx, i int, k quantity.Kind) (decimal.Decimal, b
 }
 
 func (p *focusParser) parse(c *rowCtx, row *Row) error {
+	if err := p.periods(c, row); err != nil {
+		return err
+	}
+	if err := p.costs(c, row); err != nil {
+		return err
+	}
 	var err error
-	if p.text(c, p.start) == "" {
-		return c.errAt(p.start, ErrEmptyValue, "a date is required")
-	}
-	if row.ChargePeriodStart, err = c.time(p.start); err != nil {
+	if row.ChargeCategory, err = p.chargeCategory(c); err != nil {
 		return err
-	}
-	if p.text(c, p.end) != "" {
-		if row.ChargePeriodEnd, err = c.time(p.end); err != nil {
-			return err
-		}
-	}
-	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
-	if p.text(c, p.billStart) != "" {
-		if row.BillingPeriodStart, err = c.time(p.billStart); err != nil {
-			return err
-		}
-	} else {
-		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
-	}
-
-	if row.BilledCost, _, err = p.dec(c, p.billed, quantity.Money); err != nil {
-		return err
-	}
-	eff, ok, err := p.dec(c, p.effective, quantity.Money)
-	if err != nil {
-		return err
-	}
-	// Missing effective cost, or zero against a non-zero bill (seen on 604
-	// rows of the FinOps sample), falls back to billed.
-	if !ok || (eff.IsZero() && !row.BilledCost.IsZero()) {
-		eff = row.BilledCost
-	}
-	row.EffectiveCost = eff
-	list, ok, err := p.dec(c, p.list, quantity.Money)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		list = row.BilledCost
-	}
-	row.ListCost = list
-	row.BillingCurrency = strings.ToUpper(p.text(c, p.currency))
-	if row.BillingCurrency == "" {
-		row.BillingCurrency = "USD"
-	}
-	row.ChargeCategory = ChargeUsage
-	if cc := p.text(c, p.category); cc != "" {
-		cat, ok := focusCategories[strings.ToLower(cc)]
-		if !ok {
-			return c.errAt(p.category, ErrSyntax, "expected Usage, Purchase, Tax, Credit or Adjustment")
-		}
-		row.ChargeCategory = cat
 	}
 	row.ProviderName = p.text(c, p.provider)
 	if ociProviderName(row.ProviderName) {
@@ -156,49 +112,143 @@ func (p *focusParser) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.ConsumedUnit = p.text(c, p.unit)
-	if tags := p.text(c, p.tags); tags != "" {
-		if err := parseTagMap(tags, func(k, v string) {
-			k = strings.TrimSpace(k)
-			if v == "" {
-				v = "true" // FOCUS: valueless tags are true
-			}
-			c.tag(k, v)
-			if row.ProviderName == ociProvider {
-				ociTeam(row, c.team, k, v) // OCI's defined tags: "Namespace.team"
-			}
-		}); err != nil {
-			return c.looseErr(p.tags, err, `expected a JSON object like {"team": "ml"}`)
-		}
+	if err := p.tagsOf(c, row); err != nil {
+		return err
 	}
-
-	// GPUs: AWS rows name the instance type in the charge description
-	// ("$3.06 per On Demand Linux p3.2xlarge Instance Hour").
 	if p.opts.GPUs != nil && row.ChargeCategory == ChargeUsage {
-		prov := strings.ToLower(row.ProviderName)
-		var inst string
-		switch {
-		case strings.Contains(prov, "aws") || strings.Contains(prov, "amazon"):
-			prov = "aws"
-			if i, _ := awsInstanceFromUsageType(row.SKU); i != "" {
-				inst = i
-			} else {
-				inst = awsInstanceInText(p.text(c, p.description))
-			}
-		case strings.Contains(prov, "microsoft") || strings.Contains(prov, "azure"):
-			prov = "azure"
-			inst = azureVMSize(row.SKU)
-		case row.ProviderName == ociProvider:
-			ociGPU(row, p.opts.GPUs, p.text(c, p.skuMeter), p.text(c, p.description), p.text(c, p.resourceName))
-			return nil
-		case strings.Contains(prov, "google"):
-			if gpu, ok := gcpGPUFromSKU(p.text(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
-				row.GPUType, row.GPUHours = gpu, row.ConsumedQuantity
-				return nil
-			}
-		}
-		setGPU(row, p.opts.GPUs, prov, inst, row.ConsumedQuantity, isHourUnit(row.ConsumedUnit))
+		p.gpu(c, row)
 	}
 	return nil
+}
+
+// periods sets the charge period (a missing end ends the day it starts)
+// and the billing period (the month of the charge when the file has none).
+func (p *focusParser) periods(c *rowCtx, row *Row) error {
+	var err error
+	if p.text(c, p.start) == "" {
+		return c.errAt(p.start, ErrEmptyValue, "a date is required")
+	}
+	if row.ChargePeriodStart, err = c.time(p.start); err != nil {
+		return err
+	}
+	if p.text(c, p.end) != "" {
+		if row.ChargePeriodEnd, err = c.time(p.end); err != nil {
+			return err
+		}
+	}
+	row.ChargePeriodEnd = endOrDay(row.ChargePeriodStart, row.ChargePeriodEnd)
+	if p.text(c, p.billStart) == "" {
+		row.BillingPeriodStart = monthStart(row.ChargePeriodStart)
+		return nil
+	}
+	row.BillingPeriodStart, err = c.time(p.billStart)
+	return err
+}
+
+// costs sets the billed, effective and list costs and the currency (USD
+// when the file names none).
+func (p *focusParser) costs(c *rowCtx, row *Row) error {
+	var err error
+	if row.BilledCost, _, err = p.dec(c, p.billed, quantity.Money); err != nil {
+		return err
+	}
+	if row.EffectiveCost, err = p.effectiveCost(c, row.BilledCost); err != nil {
+		return err
+	}
+	list, ok, err := p.dec(c, p.list, quantity.Money)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		list = row.BilledCost
+	}
+	row.ListCost = list
+	row.BillingCurrency = strings.ToUpper(p.text(c, p.currency))
+	if row.BillingCurrency == "" {
+		row.BillingCurrency = "USD"
+	}
+	return nil
+}
+
+// effectiveCost returns the row's effective cost, or billed when it has
+// none, or zero against a non-zero bill (seen on 604 rows of the FinOps
+// sample).
+func (p *focusParser) effectiveCost(c *rowCtx, billed decimal.Decimal) (decimal.Decimal, error) {
+	eff, ok, err := p.dec(c, p.effective, quantity.Money)
+	if err != nil {
+		return eff, err
+	}
+	if !ok || (eff.IsZero() && !billed.IsZero()) {
+		return billed, nil
+	}
+	return eff, nil
+}
+
+// chargeCategory returns the row's ChargeCategory: usage when the column
+// is empty, an error for a value FOCUS does not define.
+func (p *focusParser) chargeCategory(c *rowCtx) (ChargeCategory, error) {
+	cc := p.text(c, p.category)
+	if cc == "" {
+		return ChargeUsage, nil
+	}
+	cat, ok := focusCategories[strings.ToLower(cc)]
+	if !ok {
+		return "", c.errAt(p.category, ErrSyntax, "expected Usage, Purchase, Tax, Credit or Adjustment")
+	}
+	return cat, nil
+}
+
+// tagsOf records the Tags column's tags (valueless tags are true, in
+// FOCUS) and, on OCI rows, the team from OCI's defined tags.
+func (p *focusParser) tagsOf(c *rowCtx, row *Row) error {
+	tags := p.text(c, p.tags)
+	if tags == "" {
+		return nil
+	}
+	err := parseTagMap(tags, func(k, v string) {
+		k = strings.TrimSpace(k)
+		if v == "" {
+			v = "true"
+		}
+		c.tag(k, v)
+		if row.ProviderName == ociProvider {
+			ociTeam(row, c.team, k, v) // OCI's defined tags: "Namespace.team"
+		}
+	})
+	if err != nil {
+		return c.looseErr(p.tags, err, `expected a JSON object like {"team": "ml"}`)
+	}
+	return nil
+}
+
+// gpu sets a usage row's GPU fields, from where its provider names the
+// machine: AWS rows in the usage type or the charge description ("$3.06
+// per On Demand Linux p3.2xlarge Instance Hour"), Azure rows in the meter,
+// OCI and Google rows in the SKU description.
+func (p *focusParser) gpu(c *rowCtx, row *Row) {
+	prov := strings.ToLower(row.ProviderName)
+	var inst string
+	switch {
+	case strings.Contains(prov, "aws") || strings.Contains(prov, "amazon"):
+		prov = "aws"
+		if i, _ := awsInstanceFromUsageType(row.SKU); i != "" {
+			inst = i
+		} else {
+			inst = awsInstanceInText(p.text(c, p.description))
+		}
+	case strings.Contains(prov, "microsoft") || strings.Contains(prov, "azure"):
+		prov = "azure"
+		inst = azureVMSize(row.SKU)
+	case row.ProviderName == ociProvider:
+		ociGPU(row, p.opts.GPUs, p.text(c, p.skuMeter), p.text(c, p.description), p.text(c, p.resourceName))
+		return
+	case strings.Contains(prov, "google"):
+		if gpu, ok := gcpGPUFromSKU(p.text(c, p.description)); ok && isHourUnit(row.ConsumedUnit) {
+			row.GPUType, row.GPUHours = gpu, row.ConsumedQuantity
+			return
+		}
+	}
+	setGPU(row, p.opts.GPUs, prov, inst, row.ConsumedQuantity, isHourUnit(row.ConsumedUnit))
 }
 
 func isHourUnit(u string) bool {

@@ -200,16 +200,9 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 
 // importOn is Import on the one connection im.store holds.
 func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
-	loc := req.Org.Location()
-	quota := Quota{Left: -1}
-	if im.RowQuota != nil {
-		var err error
-		if quota, err = im.RowQuota(ctx, im.store, req.Org); err != nil {
-			return ImportResult{}, err
-		}
-		if quota.Left == 0 {
-			return ImportResult{}, &ImportError{FileName: req.FileName, Err: quota.Refuse(0)}
-		}
+	quota, err := im.quotaBefore(ctx, req)
+	if err != nil {
+		return ImportResult{}, err
 	}
 	imp, err := im.store.CreateImport(ctx, store.NewImport{
 		OrgID: req.Org.ID, FileName: req.FileName, Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
@@ -221,34 +214,75 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	// the import ended. Should it fail, the connection is broken and the
 	// lock ends with it.
 	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), imp.ID) }()
-	fail := func(source Source, cause error) (ImportResult, error) {
-		ierr := &ImportError{ImportID: imp.ID, FileName: req.FileName, Err: cause}
-		line, col := ierr.Position()
-		// The failure is recorded even if the request was cancelled.
-		if err := im.store.FailImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID, string(source), cause.Error(), line, col); err != nil {
+
+	in, err := parquetInput(file)
+	if err != nil {
+		return im.fail(ctx, req, imp.ID, req.Source, fmt.Errorf("%s: read: %w", req.FileName, err))
+	}
+	defer in.done()
+	rd, hash, err := im.open(req, in)
+	if err != nil {
+		return im.fail(ctx, req, imp.ID, req.Source, err)
+	}
+	src := newChargeSource(rd, req.Org.Location())
+	src.progress = req.Progress
+	src.quota = quota
+	defer src.stop()
+	err = im.store.InTx(ctx, func(tx *store.Store) error {
+		return im.write(ctx, tx, req, imp.ID, src, hash)
+	})
+	return im.outcome(ctx, req, imp.ID, src, hash, err)
+}
+
+// quotaBefore returns what the org may still import, refusing at once an
+// org with nothing left; no RowQuota means no limit.
+func (im *Importer) quotaBefore(ctx context.Context, req ImportRequest) (Quota, error) {
+	if im.RowQuota == nil {
+		return Quota{Left: -1}, nil
+	}
+	quota, err := im.RowQuota(ctx, im.store, req.Org)
+	if err != nil {
+		return quota, err
+	}
+	if quota.Left == 0 {
+		return quota, &ImportError{FileName: req.FileName, Err: quota.Refuse(0)}
+	}
+	return quota, nil
+}
+
+// fail records import importID as failed with cause, and returns the
+// *ImportError for it. The failure is recorded even if the request was
+// cancelled.
+func (im *Importer) fail(ctx context.Context, req ImportRequest, importID int64, source Source, cause error) (ImportResult, error) {
+	ctx = context.WithoutCancel(ctx)
+	ierr := &ImportError{ImportID: importID, FileName: req.FileName, Err: cause}
+	line, col := ierr.Position()
+	if err := im.store.FailImport(ctx, req.Org.ID, importID, string(source), cause.Error(), line, col); err != nil {
+		return ImportResult{}, errors.Join(cause, err)
+	}
+	// A file in no known format keeps its header and first rows, to set up
+	// the column mapping from.
+	var fe *FormatError
+	if errors.As(cause, &fe) {
+		raw, err := json.Marshal(fe.Preview)
+		if err == nil {
+			err = im.store.SetImportPreview(ctx, req.Org.ID, importID, raw)
+		}
+		if err != nil {
 			return ImportResult{}, errors.Join(cause, err)
 		}
-		// A file in no known format keeps its header and first rows, to
-		// set up the column mapping from.
-		var fe *FormatError
-		if errors.As(cause, &fe) {
-			raw, err := json.Marshal(fe.Preview)
-			if err == nil {
-				err = im.store.SetImportPreview(context.WithoutCancel(ctx), req.Org.ID, imp.ID, raw)
-			}
-			if err != nil {
-				return ImportResult{}, errors.Join(cause, err)
-			}
-			ierr.Preview = true
-		}
-		return ImportResult{}, ierr
+		ierr.Preview = true
 	}
+	return ImportResult{}, ierr
+}
 
+// options are the parser's options for req.
+func (im *Importer) options(req ImportRequest) Options {
 	prices := im.prices
 	if req.Pricer != nil {
 		prices = req.Pricer
 	}
-	opts := Options{
+	return Options{
 		FileName:   req.FileName,
 		Source:     req.Source,
 		TeamTagKey: req.Org.TeamTagKey,
@@ -256,15 +290,17 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		GPUs:       im.gpus,
 		Mapping:    req.Mapping,
 	}
-	in, err := parquetInput(file)
-	if err != nil {
-		return fail(req.Source, fmt.Errorf("%s: read: %w", req.FileName, err))
-	}
-	defer in.done()
+}
+
+// open returns the Reader of the uploaded file and the reader that hashes
+// it as uploaded.
+func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, error) {
 	var (
 		hash *hashingReader
 		rd   *Reader
+		err  error
 	)
+	opts := im.options(req)
 	if in.ra != nil {
 		// Parquet is read at offsets, not in one pass: the hash reads the
 		// file once more, in order, once its rows are written.
@@ -277,82 +313,108 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	if errors.Is(err, ErrEmpty) && hash.n == 0 {
 		err = fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty)
 	}
+	return rd, hash, err
+}
+
+// write is the import's transaction: the rows, the quota under its lock,
+// the duplicate check (errDuplicate), the import's result, AfterImport.
+func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader) error {
+	wr, err := writeRows(ctx, tx, req, importID, src)
 	if err != nil {
-		return fail(req.Source, err)
+		return err
 	}
-	src := newChargeSource(rd, loc)
-	src.progress = req.Progress
-	src.quota = quota
-	var wr store.WriteResult
-	err = im.store.InTx(ctx, func(tx *store.Store) error {
-		var err error
-		if wr, err = tx.WriteCharges(ctx, req.Org.ID, imp.ID, loc, dedupeOf(rd.Source()), src); err != nil {
-			var kc *store.KeyConflictError
-			if errors.As(err, &kc) {
-				return &ParseError{File: req.FileName, Line: kc.Line, Err: &reason{
-					fmt.Sprintf("the request id %q is also on line %d, with other values", kc.Key, kc.FirstLine), ErrRepeatedID},
-					Msg: "a request has one row; remove the one that is wrong"}
-			}
-			return err
-		}
-		// A file with no record after its header is refused; a file whose
-		// records all carry nothing (an export of empty usage buckets, days
-		// without use) is a fine file of no rows.
-		if src.rows == 0 && src.rd.Records() == 0 {
-			return fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
-		}
-		if im.RowQuota != nil {
-			if err := tx.LockImportQuota(ctx, req.Org.ID); err != nil {
-				return err
-			}
-			q, err := im.RowQuota(ctx, tx, req.Org)
-			if err != nil {
-				return err
-			}
-			if q.Left >= 0 && src.rows > q.Left {
-				return &quotaExceeded{q.Refuse(src.rows)}
-			}
-		}
-		// Whatever the parser left unread (after a gzip stream, say) is
-		// still part of the file the hash names.
-		if _, err := io.Copy(io.Discard, hash); err != nil {
-			return fmt.Errorf("%s: read: %w", req.FileName, err)
-		}
-		if _, err := tx.ImportBySHA256(ctx, req.Org.ID, hash.sum()); err == nil {
-			return errDuplicate
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		err = tx.FinishImport(ctx, req.Org.ID, imp.ID, store.ImportResult{
-			Source: string(rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
-			Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
-			CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
-		})
-		if errors.Is(err, store.ErrConflict) {
-			return errDuplicate // the same file, imported concurrently, committed first
-		}
-		if err != nil {
-			return err
-		}
-		if im.AfterImport != nil {
-			if err := im.AfterImport(ctx, tx, req.Org.ID, imp.ID); err != nil {
-				return fmt.Errorf("after import %d: %w", imp.ID, err)
-			}
-		}
-		return nil
+	if err := im.quotaAfter(ctx, tx, req, src.rows); err != nil {
+		return err
+	}
+	// Whatever the parser left unread (after a gzip stream, say) is still
+	// part of the file the hash names.
+	if _, err := io.Copy(io.Discard, hash); err != nil {
+		return fmt.Errorf("%s: read: %w", req.FileName, err)
+	}
+	if _, err := tx.ImportBySHA256(ctx, req.Org.ID, hash.sum()); err == nil {
+		return errDuplicate
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	err = tx.FinishImport(ctx, req.Org.ID, importID, store.ImportResult{
+		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
+		Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
+		CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
 	})
+	if errors.Is(err, store.ErrConflict) {
+		return errDuplicate // the same file, imported concurrently, committed first
+	}
+	if err != nil {
+		return err
+	}
+	if im.AfterImport != nil {
+		if err := im.AfterImport(ctx, tx, req.Org.ID, importID); err != nil {
+			return fmt.Errorf("after import %d: %w", importID, err)
+		}
+	}
+	return nil
+}
+
+// writeRows writes src's rows in tx. A request id on two different rows is
+// a *ParseError at the second; a file with no record after its header is
+// ErrHeaderOnly, while a file whose records all carry nothing (an export of
+// empty usage buckets, days without use) is a fine file of no rows.
+func writeRows(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource) (store.WriteResult, error) {
+	wr, err := tx.WriteCharges(ctx, req.Org.ID, importID, req.Org.Location(), dedupeOf(src.rd.Source()), src)
+	// The reading goroutine is done with the Reader and the file before
+	// either is looked at again.
+	src.stop()
+	var kc *store.KeyConflictError
+	switch {
+	case errors.As(err, &kc):
+		return wr, &ParseError{File: req.FileName, Line: kc.Line, Err: &reason{
+			fmt.Sprintf("the request id %q is also on line %d, with other values", kc.Key, kc.FirstLine), ErrRepeatedID},
+			Msg: "a request has one row; remove the one that is wrong"}
+	case err != nil:
+		return wr, err
+	case src.rows == 0 && src.rd.Records() == 0:
+		return wr, fmt.Errorf("%s: %w", req.FileName, ErrHeaderOnly)
+	}
+	return wr, nil
+}
+
+// quotaAfter asks RowQuota again, under the org's quota lock, whether rows
+// more fit: two imports at once cannot each fit what only one does.
+func (im *Importer) quotaAfter(ctx context.Context, tx *store.Store, req ImportRequest, rows int64) error {
+	if im.RowQuota == nil {
+		return nil
+	}
+	if err := tx.LockImportQuota(ctx, req.Org.ID); err != nil {
+		return err
+	}
+	q, err := im.RowQuota(ctx, tx, req.Org)
+	if err != nil {
+		return err
+	}
+	if q.Left >= 0 && rows > q.Left {
+		return &quotaExceeded{q.Refuse(rows)}
+	}
+	return nil
+}
+
+// outcome turns how the import's transaction ended (err) into its result:
+// the earlier import for a duplicate, nothing for a file the plan refuses,
+// the failure recorded for a bad file or a cancelled upload, the import
+// itself when it succeeded.
+func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader, err error) (ImportResult, error) {
 	if errors.Is(err, errDuplicate) {
-		return im.duplicate(ctx, req, imp.ID, hash.sum())
+		return im.duplicate(ctx, req, importID, hash.sum())
 	}
 	var qe *quotaExceeded
 	if errors.As(err, &qe) || errors.As(src.err, &qe) {
 		// Refused by the plan, not failed: no trace in the history.
-		if derr := im.store.DeleteImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID); derr != nil {
+		if derr := im.store.DeleteImport(context.WithoutCancel(ctx), req.Org.ID, importID); derr != nil {
 			return ImportResult{}, derr
 		}
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: qe.err}
 	}
 	if err != nil {
+		source := src.rd.Source()
 		// A parse error surfaces from inside COPY wrapped by pgx; the
 		// source keeps the original.
 		if src.err != nil {
@@ -360,15 +422,15 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		}
 		var pe *ParseError
 		if errors.As(err, &pe) || src.err != nil || errors.Is(err, ErrHeaderOnly) {
-			return fail(rd.Source(), err)
+			return im.fail(ctx, req, importID, source, err)
 		}
 		if ctx.Err() != nil {
-			return fail(rd.Source(), fmt.Errorf("%s: the upload was cancelled before it finished; nothing was imported", req.FileName))
+			return im.fail(ctx, req, importID, source, fmt.Errorf("%s: the upload was cancelled before it finished; nothing was imported", req.FileName))
 		}
-		_, _ = fail(rd.Source(), errors.New("the import failed on our side; nothing was imported, please try again"))
+		_, _ = im.fail(ctx, req, importID, source, errors.New("the import failed on our side; nothing was imported, please try again"))
 		return ImportResult{}, fmt.Errorf("import %s: %w", req.FileName, err)
 	}
-	done, err := im.store.Import(ctx, req.Org.ID, imp.ID)
+	done, err := im.store.Import(ctx, req.Org.ID, importID)
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -494,102 +556,6 @@ func ResultOf(i store.Import) ImportResult {
 	}
 	return res
 }
-
-// chargeSource feeds a Reader's rows to store.WriteCharges, one reused
-// Charge at a time, and notes the file's period on the way. The import's
-// totals are not added up here but by the store, from what it stored.
-type chargeSource struct {
-	rd       *Reader
-	loc      *time.Location
-	row      Row
-	ch       store.Charge
-	rows     int64
-	first    *time.Time
-	last     *time.Time
-	progress func(rows int64)
-	quota    Quota
-	err      error
-}
-
-func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
-	return &chargeSource{rd: rd, loc: loc, quota: Quota{Left: -1}}
-}
-
-func (s *chargeSource) Next() bool {
-	if s.err != nil {
-		return false
-	}
-	if err := s.rd.Next(&s.row); err != nil {
-		if !errors.Is(err, io.EOF) {
-			s.err = err
-		}
-		return false
-	}
-	r := &s.row
-	s.rows++
-	if s.quota.Left >= 0 && s.rows > s.quota.Left {
-		s.err = &quotaExceeded{s.quota.Refuse(s.rows)}
-		return false
-	}
-	if s.progress != nil && s.rows%progressEvery == 0 {
-		s.progress(s.rows)
-	}
-	s.ch = store.Charge{
-		Line:               s.rd.Line(),
-		Source:             string(r.Source),
-		ProviderName:       r.ProviderName,
-		ServiceName:        r.ServiceName,
-		ServiceCategory:    r.ServiceCategory,
-		SKU:                r.SKU,
-		ResourceID:         r.ResourceID,
-		RegionID:           r.RegionID,
-		SubAccountID:       r.SubAccountID,
-		ChargeCategory:     string(r.ChargeCategory),
-		ChargePeriodStart:  r.ChargePeriodStart,
-		ChargePeriodEnd:    r.ChargePeriodEnd,
-		BilledCost:         r.BilledCost,
-		EffectiveCost:      r.EffectiveCost,
-		ListCost:           r.ListCost,
-		BillingCurrency:    r.BillingCurrency,
-		ConsumedQuantity:   r.ConsumedQuantity,
-		ConsumedUnit:       r.ConsumedUnit,
-		Tags:               r.Tags,
-		Team:               r.Team,
-		InstanceType:       r.InstanceType,
-		GPUType:            r.GPUType,
-		GPUCount:           r.GPUCount,
-		GPUHours:           r.GPUHours,
-		Model:              r.Model,
-		InputTokens:        r.InputTokens,
-		OutputTokens:       r.OutputTokens,
-		CachedTokens:       r.CachedTokens,
-		Requests:           r.Requests,
-		PricedByUs:         r.PricedByUs,
-		BillingAccountID:   r.BillingAccountID,
-		BillingPeriodStart: r.BillingPeriodStart,
-		DedupeKey:          r.DedupeKey,
-		ProviderRaw:        r.ProviderRaw,
-		ServiceRaw:         r.ServiceRaw,
-	}
-	// The file's period is in days of the org's time zone, like the dashboard.
-	t := r.ChargePeriodStart.In(s.loc)
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-	if s.first == nil || day.Before(*s.first) {
-		d := day
-		s.first = &d
-	}
-	if s.last == nil || day.After(*s.last) {
-		d := day
-		s.last = &d
-	}
-	return true
-}
-
-func (s *chargeSource) Charge() *store.Charge { return &s.ch }
-func (s *chargeSource) Err() error            { return s.err }
-
-// CostBasis is the file's cost basis, known once its rows are read.
-func (s *chargeSource) CostBasis() store.CostBasis { return s.rd.CostBasis() }
 
 // PriceTable adapts an LLM price table to the LLMPricer seam.
 func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }

@@ -385,9 +385,6 @@ type liteLLMSpend struct {
 	opts *Options
 	requestID, spend, prompt, completion, start, end, model, modelGroup, provider,
 	apiKey, user, endUser, metadata, requestTags, teamID, org int
-
-	alias  string // per-row scratch from metadata
-	cached int64
 }
 
 func newLiteLLMSpend(h *header, o *Options) (parser, error) {
@@ -416,6 +413,45 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 	if row.ProviderName == "" {
 		row.ProviderName = "LiteLLM"
 	}
+	if err := p.usage(c, row); err != nil {
+		return err
+	}
+	row.Model = c.text(p.model)
+	if row.Model == "" {
+		row.Model = c.text(p.modelGroup)
+	}
+	row.SKU = row.Model
+	row.ResourceID = c.text(p.apiKey)
+	row.SubAccountID = c.text(p.teamID)
+	row.BillingAccountID = c.text(p.org)
+	row.DedupeKey = id
+
+	if err := parseTagMap(c.raw(p.requestTags), c.tag); err != nil {
+		return c.looseErr(p.requestTags, err, `expected a JSON array like ["team:ml", "prod"]`)
+	}
+	meta, err := p.readMetadata(c)
+	if err != nil {
+		return err
+	}
+	row.CachedTokens = min(meta.cached, row.InputTokens)
+	if user := c.text(p.user); user != "" {
+		c.tag("user", user)
+	} else {
+		c.tag("user", c.text(p.endUser))
+	}
+	// Team: the org's tag key wins, then the team alias, then team_id.
+	row.Team = c.teamTag()
+	if row.Team == "" {
+		row.Team = meta.alias
+	}
+	if row.Team == "" {
+		row.Team = c.text(p.teamID)
+	}
+	return nil
+}
+
+// usage sets the request's cost, its tokens, and a request of one.
+func (p *liteLLMSpend) usage(c *rowCtx, row *Row) error {
 	cost, err := c.money(p.spend)
 	if err != nil {
 		return err
@@ -428,67 +464,55 @@ func (p *liteLLMSpend) parse(c *rowCtx, row *Row) error {
 		return err
 	}
 	row.Requests = 1
-	row.Model = c.text(p.model)
-	if row.Model == "" {
-		row.Model = c.text(p.modelGroup)
-	}
-	row.SKU = row.Model
-	row.ResourceID = c.text(p.apiKey)
-	row.SubAccountID = c.text(p.teamID)
-	row.BillingAccountID = c.text(p.org)
 	row.ConsumedQuantity = decimal.NewFromInt(row.InputTokens + row.OutputTokens)
-	row.DedupeKey = id
-
-	if err := parseTagMap(c.raw(p.requestTags), c.tag); err != nil {
-		return c.looseErr(p.requestTags, err, `expected a JSON array like ["team:ml", "prod"]`)
-	}
-	p.alias, p.cached = "", 0
-	if meta := c.text(p.metadata); meta != "" && meta != "{}" && meta != "null" {
-		v, err := parseLoose(meta)
-		m, ok := v.(map[string]any)
-		if err != nil || !ok {
-			return c.looseErr(p.metadata, err, "expected a JSON object")
-		}
-		p.alias, _ = m["user_api_key_team_alias"].(string)
-		if sm, ok := m["spend_logs_metadata"].(map[string]any); ok {
-			for k, val := range sm {
-				c.tag(k, looseString(val))
-			}
-		}
-		if tags, ok := m["tags"].([]any); ok {
-			for _, t := range tags {
-				if s, ok := t.(string); ok {
-					if k, val, ok := strings.Cut(s, ":"); ok {
-						c.tag(k, val)
-					} else {
-						c.tag(s, "true")
-					}
-				}
-			}
-		}
-		if u, ok := m["usage_object"].(map[string]any); ok {
-			if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
-				if n, ok := d["cached_tokens"].(number); ok {
-					p.cached, _ = parseCount(string(n))
-				}
-			}
-		}
-	}
-	row.CachedTokens = min(p.cached, row.InputTokens)
-	if user := c.text(p.user); user != "" {
-		c.tag("user", user)
-	} else {
-		c.tag("user", c.text(p.endUser))
-	}
-	// Team: the org's tag key wins, then the team alias, then team_id.
-	row.Team = c.teamTag()
-	if row.Team == "" {
-		row.Team = p.alias
-	}
-	if row.Team == "" {
-		row.Team = c.text(p.teamID)
-	}
 	return nil
+}
+
+// liteLLMMetadata is what a spend log row's metadata says beyond its tags.
+type liteLLMMetadata struct {
+	alias  string // the API key's team alias
+	cached int64  // cached prompt tokens
+}
+
+// readMetadata reads the metadata column: it records the tags it holds
+// (spend_logs_metadata and tags) and returns the team alias and the cached
+// prompt tokens.
+func (p *liteLLMSpend) readMetadata(c *rowCtx) (liteLLMMetadata, error) {
+	var out liteLLMMetadata
+	meta := c.text(p.metadata)
+	if meta == "" || meta == "{}" || meta == "null" {
+		return out, nil
+	}
+	v, err := parseLoose(meta)
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		return out, c.looseErr(p.metadata, err, "expected a JSON object")
+	}
+	out.alias, _ = m["user_api_key_team_alias"].(string)
+	if sm, ok := m["spend_logs_metadata"].(map[string]any); ok {
+		for k, val := range sm {
+			c.tag(k, looseString(val))
+		}
+	}
+	if tags, ok := m["tags"].([]any); ok {
+		for _, t := range tags {
+			if s, ok := t.(string); ok {
+				if k, val, ok := strings.Cut(s, ":"); ok {
+					c.tag(k, val)
+				} else {
+					c.tag(s, "true")
+				}
+			}
+		}
+	}
+	if u, ok := m["usage_object"].(map[string]any); ok {
+		if d, ok := u["prompt_tokens_details"].(map[string]any); ok {
+			if n, ok := d["cached_tokens"].(number); ok {
+				out.cached, _ = parseCount(string(n))
+			}
+		}
+	}
+	return out, nil
 }
 
 // ---- LiteLLM daily spend tables ----

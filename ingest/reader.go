@@ -208,7 +208,7 @@ type Reader struct {
 	source Source
 	file   string
 	header []string
-	csv    *csv.Reader
+	csv    *csvReader
 	lim    *limitReader
 	pq     *parquetRecords // instead of csv and lim, for a Parquet file
 	parser parser
@@ -314,7 +314,7 @@ func forcedSource(opts *Options) (*detector, error) {
 // openCSV returns a CSV reader over r (decompressed when r is gzip, past a
 // UTF-8 byte-order mark, refusing other Unicode encodings) and the
 // limitReader that bounds the bytes one record may take.
-func openCSV(r io.Reader, file string, maxRecordBytes int) (*csv.Reader, *limitReader, error) {
+func openCSV(r io.Reader, file string, maxRecordBytes int) (*csvReader, *limitReader, error) {
 	const bufSize = 64 << 10
 	src, err := decompressed(bufio.NewReaderSize(r, bufSize), file)
 	if err != nil {
@@ -333,13 +333,10 @@ func openCSV(r io.Reader, file string, maxRecordBytes int) (*csv.Reader, *limitR
 	if magic, _ := bufd.Peek(4); string(magic) == parquetMagic {
 		return nil, nil, fileErr(file, ErrCorruptParquet, "a Parquet file has to be read from a file, not a stream (and not inside gzip)")
 	}
-	cr := csv.NewReader(bufd)
 	// The Reader checks each record's width itself (Reader.check): it must
 	// allow the two formats that write other widths on purpose, and say
 	// which line is wrong and by how much.
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	return cr, lim, nil
+	return newCSVReader(bufd), lim, nil
 }
 
 // decompressed returns br itself, or a gzip reader over it when it starts
@@ -364,7 +361,7 @@ func decompressed(br *bufio.Reader, file string) (io.Reader, error) {
 
 // readHeader reads the header's names, trimmed, refusing a blank line and
 // a name with text Postgres could not store (see text.go).
-func readHeader(cr *csv.Reader, file string) ([]string, error) {
+func readHeader(cr *csvReader, file string) ([]string, error) {
 	hdr, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
@@ -493,6 +490,12 @@ func (r *Reader) Next(row *Row) error {
 	}
 }
 
+// useTags makes m the map the next rows' tags are written into (and
+// Row.Tags), in place of the Reader's own: rows read ahead each keep theirs.
+func (r *Reader) useTags(m map[string]string) {
+	r.tags, r.ctx.tags = m, m
+}
+
 // place puts a Parquet row's error at its row group and row: the parsers
 // place errors at r.line, which for Parquet counts rows, not lines.
 func (r *Reader) place(err error) error {
@@ -516,7 +519,11 @@ func (r *Reader) check(rec []string) error {
 	// One pass over the record's bytes rather than two scans a cell: the
 	// check was an eighth of the parse time on a 130-column CUR. Only a
 	// record that fails is looked at cell by cell, to name the cell.
-	if text, ok := recordText(rec); ok && badText(text) < 0 {
+	if r.csv != nil {
+		if badText(r.csv.Text()) < 0 {
+			return nil
+		}
+	} else if text, ok := recordText(rec); ok && badText(text) < 0 && !splitRune(rec) {
 		return nil
 	}
 	for i, cell := range rec {

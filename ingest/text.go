@@ -61,6 +61,19 @@ func recordText(rec []string) (string, bool) {
 	return unsafe.String(start, n), true
 }
 
+// splitRune reports whether a cell of rec starts with a UTF-8 continuation
+// byte: no valid cell does, and without this check the cells joined by
+// recordText could hide an invalid end of one cell and start of the next
+// ("caf\xc3" and "\xa9") behind a valid character.
+func splitRune(rec []string) bool {
+	for _, cell := range rec {
+		if len(cell) > 0 && cell[0]&0xc0 == 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
 // textReason says what is wrong with s at offset at (from badText): the
 // wording, what the file probably is instead, and the sentinel.
 func textReason(s string, at int) (what, hint string, sentinel error) {

@@ -40,6 +40,9 @@ func TestCellsMustBeStorableText(t *testing.T) {
 		}), opts: Options{FileName: "test_cur.csv"}, is: ErrNotUTF8, line: 4, column: "product/clockSpeed"},
 		{name: "TruncatedSequence", in: []byte(focus + "2,2024-01-02,caf\xc3,USD\n"), opts: Options{FileName: "x.csv"},
 			is: ErrNotUTF8, line: 3, column: "ServiceName"},
+		// Each cell is bad, though side by side their bytes make an "é".
+		{name: "RuneSplitAcrossQuotedCells", in: []byte(focus + "2,2024-01-02,\"caf\xc3\",\"\xa9\"\n"), opts: Options{FileName: "x.csv"},
+			is: ErrNotUTF8, line: 3, column: "ServiceName"},
 		{name: "EncodedSurrogate", in: []byte(focus + "2,2024-01-02,\xed\xa0\x80,USD\n"), opts: Options{FileName: "x.csv"},
 			is: ErrNotUTF8, line: 3, column: "ServiceName"},
 		// A quoted cell spanning lines is reported on the line of the cell.

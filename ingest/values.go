@@ -245,20 +245,7 @@ func parseTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if isDigits(s) {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return time.Time{}, false
-		}
-		switch {
-		case len(s) >= 9 && len(s) <= 11:
-			return time.Unix(n, 0).UTC(), true
-		case len(s) == 13:
-			return time.UnixMilli(n).UTC(), true
-		case len(s) == 8: // 20201101
-			t, err := time.Parse("20060102", s)
-			return t, err == nil
-		}
-		return time.Time{}, false
+		return parseDigitsTime(s)
 	}
 	// Unix seconds written as a float ("1730000000.0").
 	if dot := strings.IndexByte(s, '.'); dot >= 9 && dot <= 11 && isDigits(s[:dot]) && isDigits(s[dot+1:]) {
@@ -268,6 +255,31 @@ func parseTime(s string) (time.Time, bool) {
 	if strings.IndexByte(s, '/') > 0 {
 		return parseSlashDate(s)
 	}
+	return parseISOTime(s)
+}
+
+// parseDigitsTime parses a timestamp written in digits alone: Unix seconds
+// (9 to 11 digits), Unix milliseconds (13) or a date (20201101).
+func parseDigitsTime(s string) (time.Time, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	switch {
+	case len(s) >= 9 && len(s) <= 11:
+		return time.Unix(n, 0).UTC(), true
+	case len(s) == 13:
+		return time.UnixMilli(n).UTC(), true
+	case len(s) == 8:
+		t, err := time.Parse("20060102", s)
+		return t, err == nil
+	}
+	return time.Time{}, false
+}
+
+// parseISOTime parses an ISO 8601 date, or date and time (with T or a
+// space between, to the second or the minute), with or without a zone.
+func parseISOTime(s string) (time.Time, bool) {
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
 		return time.Time{}, false
 	}
@@ -279,22 +291,11 @@ func parseTime(s string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	s = strings.TrimSuffix(s, " UTC")
-	zone := 0 // index into isoLayouts' zone variants
-	n := len(s)
-	switch {
-	case s[n-1] == 'Z':
-		zone = 1
-	case n > 16 && s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-'):
-		zone = 1
-	case n > 16 && (s[n-5] == '+' || s[n-5] == '-') && isDigits(s[n-4:]):
-		zone = 2
-	case n > 16 && (s[n-3] == '+' || s[n-3] == '-') && isDigits(s[n-2:]):
-		zone = 3
-	}
 	sep := 0
 	if s[10] == ' ' {
 		sep = 1
 	}
+	zone := isoZone(s)
 	t, err := time.Parse(isoLayouts[sep][zone], s)
 	if err != nil {
 		// Minutes only: "2024-09-18 22:00".
@@ -304,6 +305,23 @@ func parseTime(s string) (time.Time, bool) {
 		}
 	}
 	return t.UTC(), true
+}
+
+// isoZone returns how an ISO timestamp's zone is written, as an index into
+// isoLayouts' zone variants: none, Z or +07:00, +0700, +07.
+func isoZone(s string) int {
+	n := len(s)
+	switch {
+	case s[n-1] == 'Z':
+		return 1
+	case n > 16 && s[n-3] == ':' && (s[n-6] == '+' || s[n-6] == '-'):
+		return 1
+	case n > 16 && (s[n-5] == '+' || s[n-5] == '-') && isDigits(s[n-4:]):
+		return 2
+	case n > 16 && (s[n-3] == '+' || s[n-3] == '-') && isDigits(s[n-2:]):
+		return 3
+	}
+	return 0
 }
 
 // isoLayouts[separator][zone]: separator T or space; zone none, Z07:00,
