@@ -16,7 +16,7 @@ test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1
 	$(GO) test -race -count=1 ./...
 
 fuzz: ## run each parser fuzz target briefly (FUZZTIME, default 10s)
-	for target in FuzzOpen FuzzParse FuzzParseTagMap; do \
+	for target in FuzzOpen FuzzParse FuzzParseTagMap FuzzCSVReader; do \
 		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$${FUZZTIME:-10s} ./ingest/ || exit 1; \
 	done
 
