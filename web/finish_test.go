@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -224,5 +225,57 @@ func TestResponsesGzipped(t *testing.T) {
 	req.Header.Set("Authorization", "Bearer "+token)
 	if rec := c.do(req); rec.Header().Get("Content-Encoding") != "" {
 		t.Errorf("upload answered gzipped: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// TestSpendAPIDropsFloatNoise imports a bill whose cells were written from
+// floating point and checks that GET /api/v1/spend, the chart JSON and the
+// CSV write the sums to 10 decimal places, without the noise, while digits
+// a bill means (0.0000004) stay.
+func TestSpendAPIDropsFloatNoise(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "test", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := "BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n" +
+		"6.170000000000001,2026-10-05 01:00:00,USD,AWS\n" + // two float-printed halves of 12.34
+		"6.1699999999999999,2026-10-05 02:00:00,USD,AWS\n" +
+		"0.0000004,2026-10-05 03:00:00,USD,OpenAI\n" +
+		"0.1,2026-10-06 01:00:00,USD,AWS\n0.2,2026-10-06 02:00:00,USD,AWS\n"
+	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx(), ingest.ImportRequest{Org: org, FileName: "bill.csv", Via: "test"}, strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/spend?from=2026-10-05&to=2026-10-06&group_by=provider", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, req)
+	wantStatus(t, rec, http.StatusOK)
+	var got struct {
+		Days []struct {
+			Date   string            `json:"date"`
+			Groups map[string]string `json:"groups"`
+		} `json:"days"`
+		Totals map[string]string `json:"totals"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Days) != 2 || got.Days[0].Groups["AWS"] != "12.34" || got.Days[0].Groups["OpenAI"] != "0.0000004" ||
+		got.Days[1].Groups["AWS"] != "0.3" || got.Totals["USD"] != "12.6400004" {
+		t.Fatalf("spend = %s", rec.Body)
+	}
+
+	c := b.client(t)
+	c.login(owner.Email)
+	view := "/dashboard?range=custom&from=2026-10-05&to=2026-10-06&group=provider"
+	if body := c.get(view + "&format=json").Body.String(); !strings.Contains(body, `"12.34"`) || strings.Contains(body, "12.3400000") {
+		t.Errorf("chart JSON: %s", body)
+	}
+	if body := c.get(view + "&format=csv&table=daily").Body.String(); !strings.Contains(body, "2026-10-05,USD,AWS,12.34\n") {
+		t.Errorf("daily CSV: %s", body)
 	}
 }
