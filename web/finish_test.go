@@ -207,6 +207,7 @@ func TestResponsesGzipped(t *testing.T) {
 		if plain.Header().Get("Content-Encoding") != "" || !varies(plain) {
 			t.Errorf("%s without Accept-Encoding: %v", tc.name, plain.Header())
 		}
+		t.Logf("%s: %d bytes, %d gzipped", tc.name, plain.Body.Len(), zipped.Body.Len())
 		if got := gunzip(zipped); got != plain.Body.String() || zipped.Body.Len() >= plain.Body.Len() {
 			t.Errorf("%s: gzipped %d bytes decode to %d, plain is %d", tc.name, zipped.Body.Len(), len(got), plain.Body.Len())
 		}
