@@ -11,6 +11,25 @@ import (
 // axes (static/js/app.js follows the same rules), CLI text, emails and
 // alerts. CSV files and JSON APIs keep exact plain decimals instead.
 
+// ExactPlaces is the scale of the plain decimals that JSON APIs and CSV
+// files write (FormatExact). It is beyond any billing precision (clouds
+// bill to at most 10 decimal places, tokens priced per million to 9) and
+// short of the artefacts of bills written from floating point: a cell
+// "12.340000000000001" (17 significant digits, the last two noise) sums
+// into a day's spend exactly as written (docs/data-model.md, "Conventions").
+const ExactPlaces = 10
+
+// FormatExact writes an amount for machines: a plain decimal (no
+// separators, no exponent) rounded half away from zero to ExactPlaces,
+// trailing zeros dropped ("12.34", "0.0000004", "-3").
+func FormatExact(d decimal.Decimal) string {
+	s := d.Round(ExactPlaces).String()
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
 // FormatAmount writes money without its currency: thousands separators and two
 // decimals (1,234.50); amounts below one keep two significant digits after
 // the leading zeros (0.0025, the price of a token), up to six places, so

@@ -43,3 +43,16 @@ func TestCounts(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatExact(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"12.3400000000000009": "12.34", "12.340000000000001": "12.34", "0.0000004": "0.0000004",
+		"1234.52022672899": "1234.520226729", "0.00000000005": "0.0000000001", "-0.00000000004": "0",
+		"100": "100", "-3.50": "-3.5", "0": "0",
+	} {
+		if got := quantity.FormatExact(decimal.RequireFromString(in)); got != want {
+			t.Errorf("FormatExact(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -40,9 +40,10 @@ type Overview struct {
 type CurrencyOverview struct {
 	Series    Series    // the range's days, TopGroups groups and the folded rest
 	Anomalies []Anomaly // days of the range
-	// DoD and WoW compare the last day with spend (MoversDay) with the day
-	// before, and its week with the week before; empty, and MoversDay
-	// zero, without AnomalyWindow days before it.
+	// DoD and WoW compare the view's last complete day (MoversDay:
+	// yesterday, or the range's last day when it ends earlier) with the
+	// day before, and the 7 days to it with the 7 before; empty, and
+	// MoversDay zero, when that day is not in the range.
 	DoD, WoW  []Mover
 	MoversDay time.Time
 }
@@ -96,7 +97,7 @@ func Dashboard(ctx context.Context, st *store.Store, orgID int64, f store.SpendF
 
 	for _, ws := range Build(rows, wide.From, f.To, group) {
 		co := CurrencyOverview{Series: ws.Trim(f.From), Anomalies: Anomalies(ws, AnomalyWindow)}
-		if last := LastDayWithSpend(ws); last >= AnomalyWindow {
+		if last := LastCompleteDay(ws, today); last >= AnomalyWindow {
 			co.DoD = Movers(ws, last, 1, TopMovers)
 			co.WoW = Movers(ws, last, 7, TopMovers)
 			co.MoversDay = ws.Days[last]

@@ -177,11 +177,14 @@ func (s Series) Trim(from time.Time) Series {
 	return t
 }
 
-// LastDayWithSpend is the index of the last day of s that spent anything
-// (bills arrive late, so today is often empty), or -1.
-func LastDayWithSpend(s Series) int {
-	for i := len(s.Totals) - 1; i >= 0; i-- {
-		if !s.Totals[i].IsZero() {
+// LastCompleteDay is the index of the last day of s before today (the
+// org's day): today's bills are still arriving, so the comparisons of one
+// day or week with the one before end there, on yesterday when s reaches
+// it, as the headline does (docs/architecture.md, "The dashboard and its
+// cache"); -1 when s has no day before today.
+func LastCompleteDay(s Series, today time.Time) int {
+	for i := len(s.Days) - 1; i >= 0; i-- {
+		if s.Days[i].Before(today) {
 			return i
 		}
 	}

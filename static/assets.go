@@ -97,7 +97,7 @@ func Handler() http.Handler {
 			return
 		}
 		body := a.raw
-		if a.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		if a.gz != nil && AcceptsGzip(r.Header.Get("Accept-Encoding")) {
 			body = a.gz
 			h.Set("Content-Encoding", "gzip")
 		}
@@ -123,9 +123,10 @@ func etagMatches(header, hash string) bool {
 	return false
 }
 
-// acceptsGzip reports whether an Accept-Encoding header takes gzip (and
-// does not refuse it with q=0).
-func acceptsGzip(header string) bool {
+// AcceptsGzip reports whether an Accept-Encoding header takes gzip (and
+// does not refuse it with q=0): for the assets here and the pages' own
+// compression alike.
+func AcceptsGzip(header string) bool {
 	for _, part := range strings.Split(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if strings.TrimSpace(name) != "gzip" {

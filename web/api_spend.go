@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 )
 
@@ -53,12 +54,12 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 	for _, d := range days {
 		day := apiSpendDay{Date: d.Day.Format(time.DateOnly), Currency: d.Currency, Groups: map[string]string{}}
 		for g, v := range d.Groups {
-			day.Groups[g] = v.String()
+			day.Groups[g] = quantity.FormatExact(v)
 		}
 		out.Days = append(out.Days, day)
 	}
 	for cur, v := range totals {
-		out.Totals[cur] = v.String()
+		out.Totals[cur] = quantity.FormatExact(v)
 	}
 	return c.JSON(http.StatusOK, out)
 }

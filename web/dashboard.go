@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -310,7 +311,7 @@ func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
 }
 
 // chartData is the dashboard's chart as JSON: one chart per currency.
-// Amounts are exact decimal strings; the browser plots them as numbers but
+// Amounts are exact decimal strings (quantity.FormatExact); the browser plots them as numbers but
 // shows the strings in tooltips.
 type chartData struct {
 	Group  string         `json:"group"`
@@ -355,12 +356,12 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 	cum := decimal.Zero
 	for i, day := range s.Days {
 		p.Days = append(p.Days, day.Format(time.DateOnly))
-		p.Totals = append(p.Totals, s.Totals[i].String())
+		p.Totals = append(p.Totals, quantity.FormatExact(s.Totals[i]))
 		if day.Day() == 1 {
 			cum = decimal.Zero
 		}
 		cum = cum.Add(s.Totals[i])
-		p.Cumulative = append(p.Cumulative, cum.String())
+		p.Cumulative = append(p.Cumulative, quantity.FormatExact(cum))
 	}
 	for _, g := range s.Groups {
 		ps := plotSeries{Name: spend.GroupLabel(s.Dim, s.Name(g))}
@@ -368,7 +369,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 			ps.OtherGroups = s.Other
 		}
 		for _, v := range s.ByGroup[g] {
-			ps.Data = append(ps.Data, v.String())
+			ps.Data = append(ps.Data, quantity.FormatExact(v))
 		}
 		p.Series = append(p.Series, ps)
 	}
@@ -393,7 +394,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		if a.Day.Before(s.Days[0]) {
 			continue
 		}
-		p.Anomalies = append(p.Anomalies, plotMarker{Day: a.Day.Format(time.DateOnly), Amount: a.Amount.String(), Note: a.Note()})
+		p.Anomalies = append(p.Anomalies, plotMarker{Day: a.Day.Format(time.DateOnly), Amount: quantity.FormatExact(a.Amount), Note: a.Note()})
 	}
 	return p
 }
@@ -405,7 +406,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 	table := c.QueryParam("table")
 	var t *csvTable
 	v := d.view
-	money := func(x decimal.Decimal) string { return x.String() }
+	money := quantity.FormatExact
 	switch table {
 	case "daily":
 		t = newCSVTable(textCol("date"), textCol("currency"), textCol(v.Filter.Group), numberCol("amount"))

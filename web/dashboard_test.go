@@ -81,6 +81,15 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 	if !strings.Contains(d.Find(`[data-testid=mtd-card]`).Text(), "EUR") || !strings.Contains(d.Find(`[data-testid=mtd-card]`).Text(), "USD") {
 		t.Error("currencies not side by side")
 	}
+	// The comparisons say which complete days they compare: yesterday, as
+	// the headline.
+	yesterday := time.Now().UTC().AddDate(0, 0, -1)
+	if got, want := d.Find(`[data-testid=dod-days]`).Text(), "yesterday ("+yesterday.Format("Mon 2 Jan")+")"; !strings.HasPrefix(got, want) {
+		t.Errorf("day over day compares %q, want %q…", got, want)
+	}
+	if got, want := d.Find(`[data-testid=wow-days]`).Text(), yesterday.AddDate(0, 0, -6).Format("2 Jan")+"–"+yesterday.Format("2 Jan")+" vs "; !strings.HasPrefix(got, want) {
+		t.Errorf("week over week compares %q, want %q…", got, want)
+	}
 	// Filters and the view live in the URL: the form shows them back.
 	rec = c.get("/dashboard?range=custom&from=2020-01-01&to=2020-01-31&group=team&provider=AWS")
 	wantStatus(t, rec, http.StatusOK)

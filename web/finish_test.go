@@ -3,13 +3,19 @@ package web_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -125,5 +131,152 @@ func TestAdvisorLivePreviewKeepsQuiet(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("live %q: %d, want %d (%.200s)", live, rec.Code, want, rec.Body)
 		}
+	}
+}
+
+// TestResponsesGzipped checks that pages, htmx fragments and API JSON are
+// gzipped for clients that take it, decode to what an uncompressed fetch
+// gets, and say Vary: Accept-Encoding; small bodies, refusals (q=0) and
+// uploads go plain.
+func TestResponsesGzipped(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "test", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 60 days of two providers: JSON and CSV of some size.
+	csv := "BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n"
+	for i := range 60 {
+		d := time.Date(2026, 10, 1+i, 1, 0, 0, 0, time.UTC).Format(time.DateTime)
+		csv += fmt.Sprintf("%d.25,%s,USD,AWS\n%d.5,%s,USD,OpenAI\n", 100+i, d, 20+i, d)
+	}
+	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx(), ingest.ImportRequest{Org: org, FileName: "bill.csv", Via: "test"}, strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	c := b.client(t)
+	c.login(owner.Email)
+	fetch := func(method, path, encoding string, h map[string]string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(method, path, nil)
+		if encoding != "" {
+			req.Header.Set("Accept-Encoding", encoding)
+		}
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		return c.do(req)
+	}
+	gunzip := func(rec *httptest.ResponseRecorder) string {
+		t.Helper()
+		zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+		if err != nil {
+			t.Fatalf("not gzip: %v (%d bytes, headers %v)", err, rec.Body.Len(), rec.Header())
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(plain)
+	}
+	varies := func(rec *httptest.ResponseRecorder) bool {
+		return slices.Contains(rec.Header().Values("Vary"), "Accept-Encoding")
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, tc := range []struct {
+		name, path string
+		h          map[string]string
+		mime       string
+	}{
+		{"page", "/budgets/new", nil, "text/html"},
+		{"htmx fragment", "/dashboard", map[string]string{"HX-Request": "true"}, "text/html"},
+		{"API JSON", "/api/v1/spend?from=2026-10-01&to=2026-11-29&group=provider", bearer, "application/json"},
+		{"chart JSON", "/dashboard?range=custom&from=2026-10-01&to=2026-11-29&format=json", nil, "application/json"},
+		{"CSV", "/dashboard?range=custom&from=2026-10-01&to=2026-11-29&format=csv&table=daily", nil, "text/csv"},
+		{"error page", "/budgets/999999", nil, "text/html"},
+	} {
+		plain := fetch(http.MethodGet, tc.path, "", tc.h)
+		zipped := fetch(http.MethodGet, tc.path, "gzip, deflate, br", tc.h)
+		if zipped.Code != plain.Code || zipped.Header().Get("Content-Encoding") != "gzip" || !varies(zipped) ||
+			!strings.HasPrefix(zipped.Header().Get("Content-Type"), tc.mime) {
+			t.Errorf("%s: %d %v, want %d gzipped %s with Vary", tc.name, zipped.Code, zipped.Header(), plain.Code, tc.mime)
+			continue
+		}
+		if plain.Header().Get("Content-Encoding") != "" || !varies(plain) {
+			t.Errorf("%s without Accept-Encoding: %v", tc.name, plain.Header())
+		}
+		t.Logf("%s: %d bytes, %d gzipped", tc.name, plain.Body.Len(), zipped.Body.Len())
+		if got := gunzip(zipped); got != plain.Body.String() || zipped.Body.Len() >= plain.Body.Len() {
+			t.Errorf("%s: gzipped %d bytes decode to %d, plain is %d", tc.name, zipped.Body.Len(), len(got), plain.Body.Len())
+		}
+	}
+	// A client that refuses gzip gets plain text, still marked as varying.
+	if rec := fetch(http.MethodGet, "/budgets/new", "gzip;q=0, identity", nil); rec.Header().Get("Content-Encoding") != "" || !varies(rec) {
+		t.Errorf("gzip;q=0: %v", rec.Header())
+	}
+	// A short answer is not worth compressing.
+	if rec := fetch(http.MethodGet, "/healthz", "gzip", nil); rec.Header().Get("Content-Encoding") != "" || rec.Body.Len() >= 1024 {
+		t.Errorf("healthz: %d bytes, %v", rec.Body.Len(), rec.Header())
+	}
+	// An upload's answer goes plain.
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/imports", strings.NewReader("not,a,bill\n1,2,3\n"))
+	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if rec := c.do(req); rec.Header().Get("Content-Encoding") != "" {
+		t.Errorf("upload answered gzipped: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// TestSpendAPIDropsFloatNoise imports a bill whose cells were written from
+// floating point and checks that GET /api/v1/spend, the chart JSON and the
+// CSV write the sums to 10 decimal places, without the noise, while digits
+// a bill means (0.0000004) stay.
+func TestSpendAPIDropsFloatNoise(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, err := b.st.CreateAPIToken(ctx(), org.ID, "test", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := "BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n" +
+		"6.170000000000001,2026-10-05 01:00:00,USD,AWS\n" + // two float-printed halves of 12.34
+		"6.1699999999999999,2026-10-05 02:00:00,USD,AWS\n" +
+		"0.0000004,2026-10-05 03:00:00,USD,OpenAI\n" +
+		"0.1,2026-10-06 01:00:00,USD,AWS\n0.2,2026-10-06 02:00:00,USD,AWS\n"
+	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx(), ingest.ImportRequest{Org: org, FileName: "bill.csv", Via: "test"}, strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/spend?from=2026-10-05&to=2026-10-06&group_by=provider", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, req)
+	wantStatus(t, rec, http.StatusOK)
+	var got struct {
+		Days []struct {
+			Date   string            `json:"date"`
+			Groups map[string]string `json:"groups"`
+		} `json:"days"`
+		Totals map[string]string `json:"totals"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Days) != 2 || got.Days[0].Groups["AWS"] != "12.34" || got.Days[0].Groups["OpenAI"] != "0.0000004" ||
+		got.Days[1].Groups["AWS"] != "0.3" || got.Totals["USD"] != "12.6400004" {
+		t.Fatalf("spend = %s", rec.Body)
+	}
+
+	c := b.client(t)
+	c.login(owner.Email)
+	view := "/dashboard?range=custom&from=2026-10-05&to=2026-10-06&group=provider"
+	if body := c.get(view + "&format=json").Body.String(); !strings.Contains(body, `"12.34"`) || strings.Contains(body, "12.3400000") {
+		t.Errorf("chart JSON: %s", body)
+	}
+	if body := c.get(view + "&format=csv&table=daily").Body.String(); !strings.Contains(body, "2026-10-05,USD,AWS,12.34\n") {
+		t.Errorf("daily CSV: %s", body)
 	}
 }

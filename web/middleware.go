@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/static"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -168,6 +170,42 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// gzipMinLength is the smallest response body compressed: below about a
+// kilobyte (one packet) gzip saves no round trip and its header and
+// checksum are a larger share of what is sent.
+const gzipMinLength = 1024
+
+// compress gzips responses (pages, htmx fragments, JSON, CSV) of gzipMinLength
+// bytes or more to clients that accept it, and says Vary: Accept-Encoding on
+// every response it could have compressed. Assets (compressed once, with
+// their own Vary, in static.Handler), /metrics (Prometheus's handler
+// negotiates its own) and the upload endpoints (a short answer after a long
+// body; their progress is polled apart) are left alone. Nothing here holds
+// a response back: a Flush (CSV downloads) sends what is compressed so far.
+func compress() echo.MiddlewareFunc {
+	gz := middleware.GzipWithConfig(middleware.GzipConfig{MinLength: gzipMinLength})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		zipped := gz(next)
+		return func(c echo.Context) error {
+			r := c.Request()
+			switch {
+			case r.Method == http.MethodHead || strings.HasPrefix(r.URL.Path, "/static/") || r.URL.Path == "/metrics" || isUpload(r):
+				return next(c)
+			case !static.AcceptsGzip(r.Header.Get(echo.HeaderAcceptEncoding)):
+				// echo's Gzip would compress for "gzip;q=0" too.
+				c.Response().Header().Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
+				return next(c)
+			}
+			return zipped(c)
+		}
+	}
+}
+
+// isUpload reports whether r sends a file to import.
+func isUpload(r *http.Request) bool {
+	return r.Method == http.MethodPost && (r.URL.Path == "/imports" || r.URL.Path == "/api/v1/imports")
 }
 
 // requireUser sends logged-out visitors to the log-in page.

@@ -132,6 +132,11 @@ func TestBrowserEveryPageAtEveryWidth(t *testing.T) {
 			if over != "" {
 				t.Errorf("%s at %d: wider than the viewport: %s", name, w, over)
 			}
+			if w >= 1440 {
+				for _, c := range cutElements(t, tab) {
+					t.Errorf("%s at %d: cut: %s", name, w, c)
+				}
+			}
 			// The first screen as PNG; with SCREENSHOTS_FULL set, the whole
 			// page too, as a (smaller, faster) JPEG.
 			first, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
@@ -215,6 +220,34 @@ func TestBrowserEveryPageAtEveryWidth(t *testing.T) {
 			t.Errorf("%s: current nav item = %q (%v), want Budgets", who.name, cur, err)
 		}
 	}
+}
+
+// cutElements lists what is wider than the box that holds it on the
+// current page: a box that scrolls or clips sideways (a table's scroll
+// container) with more content than room, or an element whose right edge
+// passes its scroll container's or the viewport's. At 1440 px nothing may
+// be: a page that fits its viewport can still cut a table inside its own
+// container (the movers' tables, side by side, were).
+func cutElements(t *testing.T, tab context.Context) []string {
+	t.Helper()
+	cut, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`(() => {
+		const name = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+			(typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\s+/).join(".") : "") +
+			(e.closest("[data-testid]") ? " in [data-testid=" + e.closest("[data-testid]").dataset.testid + "]" : "");
+		const out = [];
+		for (const e of document.querySelectorAll("main *")) {
+			if (e.closest("[data-testid=chart]") || e.offsetParent === null) continue; // the chart draws its own SVG
+			const cs = getComputedStyle(e);
+			if (["auto", "scroll", "hidden", "clip"].includes(cs.overflowX) && e.scrollWidth > e.clientWidth + 1) {
+				out.push(name(e) + ": " + e.scrollWidth + " px of content in " + e.clientWidth);
+			}
+		}
+		return out;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cut
 }
 
 // checkFirstScreen asserts what a team lead sees without scrolling at

@@ -17,6 +17,8 @@ func (s *Server) routes() {
 	e.Use(
 		middleware.Recover(),
 		middleware.RequestID(),
+		// Outside requestLog, so that error pages are compressed too.
+		compress(),
 		s.requestLog,
 		middleware.SecureWithConfig(middleware.SecureConfig{
 			XSSProtection:         "0",

@@ -283,6 +283,37 @@ var burnratePalette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#
   "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#8c564b"];
 var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
 
+// burnrateLegend fills list (a <ul> above a chart) with one button per
+// series, in the chart's order (budget lines first): a swatch in the
+// series' colour and its name as text. The list wraps, so every series is
+// in view and reachable by keyboard; pressing one hides or shows its series.
+function burnrateLegend(list, chart, keys) {
+  if (!list) return;
+  list.textContent = "";
+  keys.forEach(function (k) {
+    var li = document.createElement("li");
+    var btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "legend-item";
+    btn.setAttribute("aria-pressed", "true");
+    btn.dataset.series = k.name;
+    var sw = document.createElement("span");
+    sw.className = "legend-swatch" + (k.line ? " legend-line legend-" + k.line : "") + (k.pin ? " legend-pin" : "");
+    sw.setAttribute("aria-hidden", "true");
+    if (k.line) sw.style.borderTopColor = k.color; else sw.style.backgroundColor = k.color;
+    var label = document.createElement("span");
+    label.textContent = k.name;
+    btn.appendChild(sw);
+    btn.appendChild(label);
+    btn.addEventListener("click", function () {
+      chart.dispatchAction({ type: "legendToggleSelect", name: k.name });
+      btn.setAttribute("aria-pressed", btn.getAttribute("aria-pressed") === "true" ? "false" : "true");
+    });
+    li.appendChild(btn);
+    list.appendChild(li);
+  });
+}
+
 // Dashboard charts: one per currency (never summed together), drawn with
 // ECharts from the JSON the page embeds in #chart-data. The same numbers
 // are in the tables below the charts for readers without JavaScript.
@@ -321,17 +352,18 @@ var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
       if (old) old.dispose();
       box.textContent = "";
       var chart = echarts.init(box, null, { renderer: "svg" });
-      var series = [], exact = {}, notes = {}, totals = c.totals, budgetNames = [], spendNames = [];
-      // Budget lines come first in the legend, so that scrolling it never
-      // hides them; they are drawn above the bars.
+      var series = [], exact = {}, notes = {}, totals = c.totals, keys = [];
+      // Budget lines come first in the legend; they are drawn above the
+      // bars.
       function budgetLine(b, k, name, values, step) {
+        var dash = burnrateBudgetDashes[k % burnrateBudgetDashes.length];
         series.push({
           name: name, type: "line", step: step, data: values.map(Number), symbol: "none", z: 5,
-          lineStyle: { type: burnrateBudgetDashes[k % burnrateBudgetDashes.length], width: 2, color: theme.text },
+          lineStyle: { type: dash, width: 2, color: theme.text },
           itemStyle: { color: theme.text }
         });
         exact[name] = values;
-        budgetNames.push(name);
+        keys.push({ name: name, color: theme.text, line: dash === "dotted" ? "dotted" : "dashed" });
       }
       if (data.view === "cumulative") {
         c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (pace)", b.pace, false); });
@@ -339,16 +371,10 @@ var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
         series.push({ name: name, type: "line", data: c.cumulative.map(Number), areaStyle: { opacity: 0.15 }, symbol: "none",
           color: burnratePalette[0] });
         exact[name] = c.cumulative;
-        spendNames.push(name);
+        keys.push({ name: name, color: burnratePalette[0] });
         totals = null;
       } else {
         c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (per day)", b.daily, "middle"); });
-        c.series.forEach(function (s, k) {
-          series.push({ name: s.name, type: "bar", stack: "spend", data: s.data.map(Number), emphasis: { focus: "series" },
-            color: burnratePalette[k % burnratePalette.length] });
-          exact[s.name] = s.data;
-          spendNames.push(s.name);
-        });
         if (c.anomalies.length) {
           var n = "Unusual day";
           series.push({
@@ -357,8 +383,15 @@ var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
           });
           exact[n] = c.anomalies.map(function (a) { return a.amount; });
           notes[n] = c.anomalies.map(function (a) { return burnrateMoney(a.amount, currency) + " — " + a.note; });
-          budgetNames.push(n);
+          keys.push({ name: n, color: "#c62828", pin: true });
         }
+        c.series.forEach(function (s, k) {
+          var color = burnratePalette[k % burnratePalette.length];
+          series.push({ name: s.name, type: "bar", stack: "spend", data: s.data.map(Number), emphasis: { focus: "series" },
+            color: color });
+          exact[s.name] = s.data;
+          keys.push({ name: s.name, color: color });
+        });
       }
       var axisText = { color: theme.muted };
       chart.setOption({
@@ -367,17 +400,18 @@ var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
         textStyle: { color: theme.text },
         tooltip: { trigger: "axis", axisPointer: { type: "shadow" }, confine: true, className: "chart-tip",
           formatter: exactTooltip(exact, totals, currency, notes) },
-        legend: { type: "scroll", top: 0, left: 0, right: 0, data: budgetNames.concat(spendNames),
-          textStyle: { color: theme.text }, pageTextStyle: { color: theme.text },
-          pageIconColor: theme.text, pageIconInactiveColor: theme.grid },
-        // The legend has its own band above the plot, and containLabel
-        // keeps the axis labels inside the box: nothing overlaps.
-        grid: { left: 8, right: 16, top: 56, bottom: 8, containLabel: true },
+        // The legend is the list above the chart (burnrateLegend), which
+        // wraps onto as many lines as it needs: every series stays in
+        // view however many there are, and it never overlaps the axes.
+        // This hidden one only keeps which series are shown.
+        legend: { show: false, data: keys.map(function (k) { return k.name; }) },
+        grid: { left: 8, right: 16, top: 24, bottom: 8, containLabel: true },
         xAxis: { type: "category", data: c.days, axisLabel: axisText, axisLine: { lineStyle: { color: theme.grid } } },
         yAxis: { type: "value", name: currency, nameTextStyle: { color: theme.muted, align: "left" },
           axisLabel: { color: theme.muted, formatter: burnrateAxis }, splitLine: { lineStyle: { color: theme.grid } } },
         series: series
       });
+      burnrateLegend(document.getElementById("legend-" + c.currency), chart, keys);
       box.dataset.rendered = String((Number(box.dataset.rendered) || 0) + 1);
       box.dataset.legend = series.map(function (s) { return s.name; }).join("|");
     });

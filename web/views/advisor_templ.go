@@ -945,7 +945,7 @@ func AdviceResults(v AdviceView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 98, "<figure><table data-testid=\"advice-options\"><thead><tr><th>#</th><th>Provider</th><th>Instance</th><th>GPU</th><th class=\"num\">GPUs</th><th>Pricing</th><th class=\"num\">Est. hours</th><th class=\"num\">GPU-hours</th><th class=\"num\">Cost</th><th class=\"num\">$/1M tokens</th><th class=\"num\">Memory needed / usable (GB)</th><th class=\"num\">Margin (GB)</th><th>Precision</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 98, "<figure><table class=\"dense\" data-testid=\"advice-options\"><thead><tr><th>#</th><th>Provider</th><th>Instance</th><th>GPU</th><th class=\"num\">GPUs</th><th>Pricing</th><th class=\"num\">Est. hours</th><th class=\"num\">GPU-hours</th><th class=\"num\">Cost</th><th class=\"num\">$/1M tokens</th><th class=\"num\">Memory needed / usable (GB)</th><th class=\"num\">Margin (GB)</th><th>Precision</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
