@@ -37,10 +37,11 @@ const (
 	KindOpenAI    = "openai"
 	KindAnthropic = "anthropic"
 	KindS3        = "aws-s3"
+	KindAzure     = "azure-blob"
 )
 
 // Kinds lists the kinds of connection, as stored and typed.
-func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3} }
+func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3, KindAzure} }
 
 // What an API connection pulls. Each provider's cost report is its bill; its
 // usage report is tokens, which the importer prices with the org's LLM
@@ -73,6 +74,12 @@ type Settings struct {
 	Prefix      string `json:"prefix,omitempty"`
 	Region      string `json:"region,omitempty"`
 	EndpointURL string `json:"endpoint_url,omitempty"`
+
+	// Account and Container of an Azure export; Prefix is its storage
+	// directory there, and EndpointURL the blob service's URL when it is
+	// not https://ACCOUNT.blob.core.windows.net (Azurite, another cloud).
+	Account   string `json:"account,omitempty"`
+	Container string `json:"container,omitempty"`
 }
 
 // Credentials are what a connection signs in with. They never print: as
@@ -84,6 +91,10 @@ type Credentials struct {
 	AccessKeyID     string `json:"access_key_id,omitempty"`
 	SecretAccessKey string `json:"secret_access_key,omitempty"`
 	SessionToken    string `json:"session_token,omitempty"`
+	// An Azure storage account's key, or a SAS token (the query string,
+	// without "?").
+	AccountKey string `json:"account_key,omitempty"`
+	SASToken   string `json:"sas_token,omitempty"`
 }
 
 func (Credentials) String() string             { return "[redacted]" }
@@ -97,10 +108,15 @@ func (c Credentials) hint() string {
 	if c.AccessKeyID != "" {
 		return c.AccessKeyID // not a secret: it names the key, as AWS's console shows it
 	}
-	if c.APIKey == "" {
+	k := c.APIKey
+	switch {
+	case c.SASToken != "":
+		return "SAS token" + sasExpiry(c.SASToken)
+	case c.AccountKey != "":
+		k = c.AccountKey
+	case c.APIKey == "":
 		return "default credential chain"
 	}
-	k := c.APIKey
 	if len(k) < 12 {
 		return "…"
 	}
@@ -146,6 +162,12 @@ type Input struct {
 	EndpointURL     string `json:"endpoint_url"`
 	AccessKeyID     string `json:"access_key_id"`
 	SecretAccessKey string `json:"secret_access_key"`
+	// Azure. SASToken may be a token or a SAS URL of the container, which
+	// then gives the account, endpoint and container too.
+	Account    string `json:"account"`
+	Container  string `json:"container"`
+	AccountKey string `json:"account_key"`
+	SASToken   string `json:"sas_token"`
 }
 
 // maxBackfill bounds how far back a start date may go.
@@ -206,6 +228,8 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 		set.StartDate = start.Format(time.DateOnly)
 	case KindS3:
 		return in.validateS3()
+	case KindAzure:
+		return in.validateAzure()
 	default:
 		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
 	}

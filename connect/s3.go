@@ -202,7 +202,7 @@ func (e s3Export) files(ctx context.Context, s *Service, p pull) ([]File, error)
 		}
 		files = append(files, File{
 			Name: name + ".csv",
-			Open: func(ctx context.Context) (io.ReadCloser, error) { return joinParts(ctx, c, p.set.Bucket, keys) },
+			Open: func(ctx context.Context) (io.ReadCloser, error) { return joinParts(ctx, s3Opener{c, p.set.Bucket}.open, keys) },
 			Done: func(st *State) {
 				if st.Periods == nil {
 					st.Periods = map[string]string{}
@@ -275,19 +275,37 @@ func (s3Export) test(ctx context.Context, s *Service, p pull) error {
 	return err
 }
 
+// opener opens one data file of a bucket or container by its key or name,
+// saying in plain words what a refusal means.
+type opener func(ctx context.Context, key string) (io.ReadCloser, error)
+
+func (c s3Opener) open(ctx context.Context, key string) (io.ReadCloser, error) {
+	out, err := c.c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(c.bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, s3Error(err, "s3:GetObject", key)
+	}
+	return out.Body, nil
+}
+
+type s3Opener struct {
+	c      s3Client
+	bucket string
+}
+
 // joinParts reads a version's parts as one CSV: each part unzipped when
 // gzipped, and every header after the first dropped once checked to be the
 // first's. A period split into parts is one import, so that it replaces
-// the period's rows once.
-func joinParts(ctx context.Context, c s3Client, bucket string, keys []string) (io.ReadCloser, error) {
-	j := &joined{ctx: ctx, c: c, bucket: bucket, keys: keys}
+// the period's rows once. A version of one Parquet part is passed through
+// as it is (the importer reads Parquet); one of several Parquet parts is
+// written out as one CSV, part by part (parquetParts).
+func joinParts(ctx context.Context, open opener, keys []string) (io.ReadCloser, error) {
+	j := &joined{ctx: ctx, open: open, keys: keys}
 	return j, nil
 }
 
 type joined struct {
 	ctx    context.Context
-	c      s3Client
-	bucket string
+	open   opener
 	keys   []string
 	header []byte
 	cur    io.Reader
@@ -302,12 +320,12 @@ func (j *joined) next() error {
 	}
 	key := j.keys[0]
 	j.keys = j.keys[1:]
-	out, err := j.c.GetObject(j.ctx, &s3.GetObjectInput{Bucket: aws.String(j.bucket), Key: aws.String(key)})
+	body, err := j.open(j.ctx, key)
 	if err != nil {
-		return s3Error(err, "s3:GetObject", key)
+		return err
 	}
-	j.body = out.Body
-	br := bufio.NewReaderSize(out.Body, 64<<10)
+	j.body = body
+	br := bufio.NewReaderSize(body, 64<<10)
 	var r io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
