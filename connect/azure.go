@@ -272,7 +272,7 @@ func (e azureExport) files(ctx context.Context, s *Service, p pull) ([]File, err
 		// no row shows it, by the name.
 		kind := m.ExportConfig.Type
 		name := strings.Join(strings.Fields(strings.Join([]string{cur.export, kind, path.Base(key), cur.run}, " ")), " ")
-		name += dataExt(names[0])
+		name += dataExt(names)
 		files = append(files, File{
 			Name: name,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return joinParts(ctx, open, names) },
@@ -350,10 +350,11 @@ func (e azureExport) test(ctx context.Context, s *Service, p pull) error {
 	return body.Body.Close()
 }
 
-// dataExt is the extension a version's file is named with, after its
-// first part's.
-func dataExt(key string) string {
-	if strings.HasSuffix(key, ".parquet") {
+// dataExt is the extension a version's file is named with: Parquet is
+// imported as it is when the version is one file, and as CSV when it is
+// several (joinParts).
+func dataExt(keys []string) string {
+	if len(keys) == 1 && strings.HasSuffix(keys[0], ".parquet") {
 		return ".parquet"
 	}
 	return ".csv"
