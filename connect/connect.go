@@ -369,12 +369,12 @@ func (s *Service) credentials(c store.Connection) (Credentials, error) {
 	return cred, nil
 }
 
-// Rotate re-seals every connection's credentials under newKey, in one
-// transaction: all or none. Secrets already under newKey are left alone,
-// so a rotation that was interrupted can be run again.
-func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, error) {
-	n := 0
-	err := st.InTx(ctx, func(tx *store.Store) error {
+// Rotate re-seals every connection's credentials and every Slack and
+// webhook URL under newKey, in one transaction: all or none. Secrets
+// already under newKey are left alone, so a rotation that was interrupted
+// can be run again; channel URLs still in clear are sealed too.
+func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (conns, channels int, err error) {
+	err = st.InTx(ctx, func(tx *store.Store) error {
 		cs, err := tx.AllConnections(ctx)
 		if err != nil {
 			return err
@@ -390,11 +390,52 @@ func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, err
 			if err := tx.SetConnectionSecret(ctx, c.OrgID, c.ID, newKey.Seal(c.OrgID, plain)); err != nil {
 				return err
 			}
-			n++
+			conns++
 		}
-		return nil
+		channels, err = sealChannels(ctx, tx, oldKey, newKey)
+		return err
+	})
+	return conns, channels, err
+}
+
+// SealChannels seals, under key, every Slack and webhook URL still stored
+// in clear (saved before URLs were sealed, or while the server had no
+// SECRET_KEY), in one transaction. Servers run it at start-up; it is a
+// no-op once every URL is sealed. See docs/notifications.md.
+func SealChannels(ctx context.Context, st *store.Store, key *Key) (int, error) {
+	n := 0
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		n, err = sealChannels(ctx, tx, nil, key)
+		return err
 	})
 	return n, err
+}
+
+// sealChannels seals clear channel URLs under newKey, and re-seals those
+// under oldKey (nil: none are).
+func sealChannels(ctx context.Context, tx *store.Store, oldKey, newKey *Key) (int, error) {
+	chs, err := tx.AllNotificationChannels(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ch := range chs {
+		url := ch.URL
+		if IsSealed(url) {
+			if strings.HasPrefix(url, "v1."+newKey.ID()+".") || oldKey == nil {
+				continue
+			}
+			if url, err = oldKey.OpenChannel(ch.OrgID, ch.URL); err != nil {
+				return n, fmt.Errorf("%s channel %d (org %d): %w", ch.Kind, ch.ID, ch.OrgID, err)
+			}
+		}
+		if err := tx.SealChannelURL(ctx, ch.OrgID, ch.ID, ch.URL, newKey.SealChannel(ch.OrgID, url)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // View is a connection as the API and `burnrate connection list --json`

@@ -195,7 +195,8 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 }
 
 // runSecrets is 'burnrate secrets rotate': every connection's credentials
-// re-encrypted from SECRET_KEY_OLD to SECRET_KEY, in one transaction.
+// and every channel URL re-encrypted from SECRET_KEY_OLD to SECRET_KEY, in
+// one transaction.
 func runSecrets(ctx context.Context, cfg Config, log *slog.Logger, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) != 1 || args[0] != "rotate" {
 		return errors.New("secrets: usage: SECRET_KEY_OLD=… SECRET_KEY=… burnrate secrets rotate (or the _FILE forms)")
@@ -223,10 +224,11 @@ func runSecrets(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		return err
 	}
 	defer db.close()
-	n, err := connect.Rotate(ctx, db.store, oldKey, cfg.SecretKey)
+	n, nch, err := connect.Rotate(ctx, db.store, oldKey, cfg.SecretKey)
 	if err != nil {
 		return fmt.Errorf("secrets rotate: nothing changed: %w", err)
 	}
-	fmt.Fprintf(stdout, "re-encrypted %d connections' credentials from key %s to key %s; start the servers with the new SECRET_KEY\n", n, oldKey.ID(), cfg.SecretKey.ID())
+	fmt.Fprintf(stdout, "re-encrypted %d connections' credentials and %d Slack and webhook URLs from key %s to key %s; start the servers with the new SECRET_KEY\n",
+		n, nch, oldKey.ID(), cfg.SecretKey.ID())
 	return nil
 }
