@@ -204,7 +204,9 @@ func (e s3Export) files(ctx context.Context, s *Service, p pull) ([]File, error)
 		}
 		files = append(files, File{
 			Name: name + dataExt(keys),
-			Open: func(ctx context.Context) (io.ReadCloser, error) { return joinParts(ctx, s3Opener{c, p.set.Bucket}.open, keys) },
+			Open: func(ctx context.Context) (io.ReadCloser, error) {
+				return joinParts(ctx, s3Opener{c, p.set.Bucket}.open, keys)
+			},
 			Done: func(st *State) {
 				if st.Periods == nil {
 					st.Periods = map[string]string{}

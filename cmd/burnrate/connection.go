@@ -22,6 +22,8 @@ const connectionUsage = `usage:
                           [--start-date YYYY-MM-DD] [--restate-days N] [--data costs|usage] [--json]
   burnrate connection add --org SLUG --name NAME --kind aws-s3 --bucket B [--prefix P] [--region R]
                           [--endpoint-url URL] [--access-key-id ID --secret-access-key-file FILE|-] [--json]
+  burnrate connection add --org SLUG --name NAME --kind azure-blob --account A --container C [--prefix DIR]
+                          (--account-key-file FILE|- | --sas-token-file FILE|-) [--endpoint-url URL] [--json]
   burnrate connection list --org SLUG [--json]
   burnrate connection sync --org SLUG [--json] NAME
   burnrate connection delete --org SLUG NAME`
@@ -38,20 +40,24 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	slug := fs.String("org", "", "the org's slug (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var in connect.Input
-	var keyFile, secretFile string
+	var keyFile, secretFile, accountKeyFile, sasFile string
 	if sub == "add" {
 		fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
-		fs.StringVar(&in.Kind, "kind", "", "openai or anthropic (required)")
+		fs.StringVar(&in.Kind, "kind", "", "openai, anthropic, aws-s3 or azure-blob (required)")
 		fs.StringVar(&keyFile, "api-key-file", "", "a file holding the admin API key, or - for standard input (required; never a flag's value, which other users can see)")
 		fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
 		fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
 		fs.StringVar(&in.Data, "data", "", "costs (the bill, default) or usage (tokens, priced with the org's prices)")
 		fs.StringVar(&in.Bucket, "bucket", "", "aws-s3: the bucket the export is delivered to")
-		fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export)")
+		fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export); azure-blob: the export's directory")
 		fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
-		fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS")
+		fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS; azure-blob: the blob service's URL (Azurite, another cloud)")
 		fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
 		fs.StringVar(&secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
+		fs.StringVar(&in.Account, "account", "", "azure-blob: the storage account the export is delivered to")
+		fs.StringVar(&in.Container, "container", "", "azure-blob: the container")
+		fs.StringVar(&accountKeyFile, "account-key-file", "", "azure-blob: a file holding the storage account's key, or - for standard input")
+		fs.StringVar(&sasFile, "sas-token-file", "", "azure-blob: a file holding a SAS token or SAS URL with Read and List, or - for standard input")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -108,6 +114,17 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 				return err
 			}
 		case in.Kind == connect.KindS3:
+		case in.Kind == connect.KindAzure:
+			if accountKeyFile != "" {
+				if in.AccountKey, err = read("account-key-file", accountKeyFile); err != nil {
+					return err
+				}
+			}
+			if sasFile != "" {
+				if in.SASToken, err = read("sas-token-file", sasFile); err != nil {
+					return err
+				}
+			}
 		case keyFile == "":
 			return errors.New("connection add: --api-key-file is required (- reads the key from standard input)")
 		default:
