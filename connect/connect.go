@@ -1,6 +1,6 @@
 // Package connect pulls an org's spend on a schedule from where it already
 // lives: the OpenAI and Anthropic admin APIs, and billing exports that AWS
-// delivers to a bucket. Every pull goes through the same path as an upload
+// delivers to a bucket and Azure Cost Management to a storage container. Every pull goes through the same path as an upload
 // (ingest.Importer): the same parsers, all-or-nothing per file, the same
 // dedupe and restatement rules, and an entry in the import history "via
 // connection NAME". A puller's only job is to turn what the provider serves

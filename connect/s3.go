@@ -417,7 +417,8 @@ func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
 	}
 	t := &tempFile{cf}
 	bw := bufio.NewWriterSize(cf, 256<<10)
-	if err := ingest.ParquetCSV(pf, size, key, bw); err == nil {
+	err = ingest.ParquetCSV(pf, size, key, bw)
+	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
