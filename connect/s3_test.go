@@ -319,6 +319,16 @@ func TestS3Parquet(t *testing.T) {
 	if got := b.billed(t); !got.Equal(want) {
 		t.Fatalf("billed %s after the new version, want %s", got, want)
 	}
+
+	// A version whose second part is not whole Parquet fails, and the
+	// period keeps what it had.
+	f.putParquetExport(t, "exec-jan-3", pq2, []byte("PAR1 cut short PAR1"))
+	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); err == nil || !strings.Contains(err.Error(), "Parquet") {
+		t.Fatalf("a broken part: %v", err)
+	}
+	if got := b.billed(t); !got.Equal(want) {
+		t.Fatalf("billed %s after a failed sync, want %s", got, want)
+	}
 }
 
 // columnSum adds up a CSV column, for a fixture's expected total.
