@@ -92,23 +92,7 @@ func anthropicQuery(from, to time.Time, groupBy ...string) url.Values {
 }
 
 func (a anthropic) pages(ctx context.Context, s *Service, p pull, path string, q url.Values, each func(start, end string, result json.RawMessage) error) error {
-	c := a.caller(s, p)
-	page := ""
-	for n := 0; ; n++ {
-		if n > 10_000 {
-			return &ProviderError{Provider: "Anthropic", Msg: "the report did not end after 10,000 pages"}
-		}
-		qq := url.Values{}
-		for k, v := range q {
-			qq[k] = v
-		}
-		if page != "" {
-			qq.Set("page", page)
-		}
-		var pg anthropicPage
-		if err := c.get(ctx, a.base(s)+path+"?"+qq.Encode(), &pg); err != nil {
-			return err
-		}
+	return paginate(ctx, a.caller(s, p), a.base(s)+path, q, func(pg *anthropicPage) error {
 		for _, b := range pg.Data {
 			for _, r := range b.Results {
 				if err := each(b.StartingAt, b.EndingAt, r); err != nil {
@@ -116,15 +100,11 @@ func (a anthropic) pages(ctx context.Context, s *Service, p pull, path string, q
 				}
 			}
 		}
-		if !pg.HasMore || pg.NextPage == nil || *pg.NextPage == "" {
-			return nil
-		}
-		if *pg.NextPage == page {
-			return &ProviderError{Provider: "Anthropic", Status: http.StatusOK, Msg: "the report's next_page repeats the page just read"}
-		}
-		page = *pg.NextPage
-	}
+		return nil
+	})
 }
+
+func (pg *anthropicPage) cursor() (bool, *string) { return pg.HasMore, pg.NextPage }
 
 func (a anthropic) files(ctx context.Context, s *Service, p pull) ([]File, error) {
 	from, to := p.window()

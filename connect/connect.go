@@ -1,6 +1,6 @@
 // Package connect pulls an org's spend on a schedule from where it already
 // lives: the OpenAI and Anthropic admin APIs, and billing exports that AWS
-// delivers to a bucket. Every pull goes through the same path as an upload
+// delivers to a bucket and Azure Cost Management to a storage container. Every pull goes through the same path as an upload
 // (ingest.Importer): the same parsers, all-or-nothing per file, the same
 // dedupe and restatement rules, and an entry in the import history "via
 // connection NAME". A puller's only job is to turn what the provider serves
@@ -37,10 +37,11 @@ const (
 	KindOpenAI    = "openai"
 	KindAnthropic = "anthropic"
 	KindS3        = "aws-s3"
+	KindAzure     = "azure-blob"
 )
 
 // Kinds lists the kinds of connection, as stored and typed.
-func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3} }
+func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3, KindAzure} }
 
 // What an API connection pulls. Each provider's cost report is its bill; its
 // usage report is tokens, which the importer prices with the org's LLM
@@ -73,6 +74,12 @@ type Settings struct {
 	Prefix      string `json:"prefix,omitempty"`
 	Region      string `json:"region,omitempty"`
 	EndpointURL string `json:"endpoint_url,omitempty"`
+
+	// Account and Container of an Azure export; Prefix is its storage
+	// directory there, and EndpointURL the blob service's URL when it is
+	// not https://ACCOUNT.blob.core.windows.net (Azurite, another cloud).
+	Account   string `json:"account,omitempty"`
+	Container string `json:"container,omitempty"`
 }
 
 // Credentials are what a connection signs in with. They never print: as
@@ -84,6 +91,10 @@ type Credentials struct {
 	AccessKeyID     string `json:"access_key_id,omitempty"`
 	SecretAccessKey string `json:"secret_access_key,omitempty"`
 	SessionToken    string `json:"session_token,omitempty"`
+	// An Azure storage account's key, or a SAS token (the query string,
+	// without "?").
+	AccountKey string `json:"account_key,omitempty"`
+	SASToken   string `json:"sas_token,omitempty"`
 }
 
 func (Credentials) String() string             { return "[redacted]" }
@@ -97,10 +108,15 @@ func (c Credentials) hint() string {
 	if c.AccessKeyID != "" {
 		return c.AccessKeyID // not a secret: it names the key, as AWS's console shows it
 	}
-	if c.APIKey == "" {
+	k := c.APIKey
+	switch {
+	case c.SASToken != "":
+		return "SAS token" + sasExpiry(c.SASToken)
+	case c.AccountKey != "":
+		k = c.AccountKey
+	case c.APIKey == "":
 		return "default credential chain"
 	}
-	k := c.APIKey
 	if len(k) < 12 {
 		return "…"
 	}
@@ -146,6 +162,12 @@ type Input struct {
 	EndpointURL     string `json:"endpoint_url"`
 	AccessKeyID     string `json:"access_key_id"`
 	SecretAccessKey string `json:"secret_access_key"`
+	// Azure. SASToken may be a token or a SAS URL of the container, which
+	// then gives the account, endpoint and container too.
+	Account    string `json:"account"`
+	Container  string `json:"container"`
+	AccountKey string `json:"account_key"`
+	SASToken   string `json:"sas_token"`
 }
 
 // maxBackfill bounds how far back a start date may go.
@@ -206,6 +228,8 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 		set.StartDate = start.Format(time.DateOnly)
 	case KindS3:
 		return in.validateS3()
+	case KindAzure:
+		return in.validateAzure()
 	default:
 		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
 	}
@@ -345,12 +369,12 @@ func (s *Service) credentials(c store.Connection) (Credentials, error) {
 	return cred, nil
 }
 
-// Rotate re-seals every connection's credentials under newKey, in one
-// transaction: all or none. Secrets already under newKey are left alone,
-// so a rotation that was interrupted can be run again.
-func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, error) {
-	n := 0
-	err := st.InTx(ctx, func(tx *store.Store) error {
+// Rotate re-seals every connection's credentials and every Slack and
+// webhook URL under newKey, in one transaction: all or none. Secrets
+// already under newKey are left alone, so a rotation that was interrupted
+// can be run again; channel URLs still in clear are sealed too.
+func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (conns, channels int, err error) {
+	err = st.InTx(ctx, func(tx *store.Store) error {
 		cs, err := tx.AllConnections(ctx)
 		if err != nil {
 			return err
@@ -366,11 +390,52 @@ func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (int, err
 			if err := tx.SetConnectionSecret(ctx, c.OrgID, c.ID, newKey.Seal(c.OrgID, plain)); err != nil {
 				return err
 			}
-			n++
+			conns++
 		}
-		return nil
+		channels, err = sealChannels(ctx, tx, oldKey, newKey)
+		return err
+	})
+	return conns, channels, err
+}
+
+// SealChannels seals, under key, every Slack and webhook URL still stored
+// in clear (saved before URLs were sealed, or while the server had no
+// SECRET_KEY), in one transaction. Servers run it at start-up; it is a
+// no-op once every URL is sealed. See docs/notifications.md.
+func SealChannels(ctx context.Context, st *store.Store, key *Key) (int, error) {
+	n := 0
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		n, err = sealChannels(ctx, tx, nil, key)
+		return err
 	})
 	return n, err
+}
+
+// sealChannels seals clear channel URLs under newKey, and re-seals those
+// under oldKey (nil: none are).
+func sealChannels(ctx context.Context, tx *store.Store, oldKey, newKey *Key) (int, error) {
+	chs, err := tx.AllNotificationChannels(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, ch := range chs {
+		url := ch.URL
+		if IsSealed(url) {
+			if strings.HasPrefix(url, "v1."+newKey.ID()+".") || oldKey == nil {
+				continue
+			}
+			if url, err = oldKey.OpenChannel(ch.OrgID, ch.URL); err != nil {
+				return n, fmt.Errorf("%s channel %d (org %d): %w", ch.Kind, ch.ID, ch.OrgID, err)
+			}
+		}
+		if err := tx.SealChannelURL(ctx, ch.OrgID, ch.ID, ch.URL, newKey.SealChannel(ch.OrgID, url)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // View is a connection as the API and `burnrate connection list --json`

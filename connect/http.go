@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -195,4 +197,51 @@ func (c *caller) try(ctx context.Context, url string, v any) (retryAfter time.Du
 		return 0, &ProviderError{Provider: c.provider, Status: resp.StatusCode, Msg: "the answer is not the report's JSON: " + clip(err.Error(), 200)}
 	}
 	return 0, nil
+}
+
+// maxPages bounds a report's pages: a year of daily buckets is a few.
+const maxPages = 10_000
+
+// page is a page of a report that pages by cursor: both providers answer
+// has_more and next_page, and take the cursor back as ?page=.
+type page interface {
+	cursor() (hasMore bool, next *string)
+}
+
+// paginate fetches every page of the report at addr with query q, handing
+// each to each in order, until a page says there is no more. A cursor that
+// repeats the page just read, or a report without end, fails instead of
+// looping.
+func paginate[P any, PP interface {
+	*P
+	page
+}](ctx context.Context, c *caller, addr string, q url.Values, each func(PP) error) error {
+	cur := ""
+	for n := 0; ; n++ {
+		if n >= maxPages {
+			return &ProviderError{Provider: c.provider, Msg: fmt.Sprintf("the report did not end after %d pages", maxPages)}
+		}
+		qq := maps.Clone(q)
+		if qq == nil {
+			qq = url.Values{}
+		}
+		if cur != "" {
+			qq.Set("page", cur)
+		}
+		pg := PP(new(P))
+		if err := c.get(ctx, addr+"?"+qq.Encode(), pg); err != nil {
+			return err
+		}
+		if err := each(pg); err != nil {
+			return err
+		}
+		more, next := pg.cursor()
+		if !more || next == nil || *next == "" {
+			return nil
+		}
+		if *next == cur {
+			return &ProviderError{Provider: c.provider, Status: http.StatusOK, Msg: "the report's next_page repeats the page just read"}
+		}
+		cur = *next
+	}
 }

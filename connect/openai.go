@@ -73,23 +73,7 @@ func (o openAI) caller(s *Service, p pull) *caller {
 
 // pages fetches every page of a report over [from, to).
 func (o openAI) pages(ctx context.Context, s *Service, p pull, path string, q url.Values, each func(start, end time.Time, result json.RawMessage) error) error {
-	c := o.caller(s, p)
-	page := ""
-	for n := 0; ; n++ {
-		if n > 10_000 {
-			return &ProviderError{Provider: "OpenAI", Msg: "the report did not end after 10,000 pages"}
-		}
-		qq := url.Values{}
-		for k, v := range q {
-			qq[k] = v
-		}
-		if page != "" {
-			qq.Set("page", page)
-		}
-		var pg openAIPage
-		if err := c.get(ctx, o.base(s)+path+"?"+qq.Encode(), &pg); err != nil {
-			return err
-		}
+	return paginate(ctx, o.caller(s, p), o.base(s)+path, q, func(pg *openAIPage) error {
 		for _, b := range pg.Data {
 			start, err1 := unixTime(b.StartTime)
 			end, err2 := unixTime(b.EndTime)
@@ -102,15 +86,11 @@ func (o openAI) pages(ctx context.Context, s *Service, p pull, path string, q ur
 				}
 			}
 		}
-		if !pg.HasMore || pg.NextPage == nil || *pg.NextPage == "" {
-			return nil
-		}
-		if *pg.NextPage == page {
-			return &ProviderError{Provider: "OpenAI", Status: http.StatusOK, Msg: "the report's next_page repeats the page just read"}
-		}
-		page = *pg.NextPage
-	}
+		return nil
+	})
 }
+
+func (pg *openAIPage) cursor() (bool, *string) { return pg.HasMore, pg.NextPage }
 
 func unixTime(n json.Number) (time.Time, error) {
 	i, err := strconv.ParseInt(string(n), 10, 64)

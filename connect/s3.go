@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -23,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/burnrate/burnrate/ingest"
 )
 
 // maxManifestBytes bounds a manifest: a CUR manifest lists its columns and
@@ -41,8 +44,7 @@ const maxManifestBytes = 4 << 20
 // and version id) is skipped; a new version is imported as one file, its
 // parts joined, and replaces the period's earlier rows (cloud exports are
 // restated per billing period, docs/import-formats.md). The files may be
-// CSV, gzipped or not; Parquet is refused with a message until the
-// importer reads it (openPart is where it plugs in).
+// CSV, gzipped or not, or Parquet (joinParts).
 type s3Export struct{}
 
 var (
@@ -201,8 +203,10 @@ func (e s3Export) files(ctx context.Context, s *Service, p pull) ([]File, error)
 			name += " " + version
 		}
 		files = append(files, File{
-			Name: name + ".csv",
-			Open: func(ctx context.Context) (io.ReadCloser, error) { return joinParts(ctx, c, p.set.Bucket, keys) },
+			Name: name + dataExt(keys),
+			Open: func(ctx context.Context) (io.ReadCloser, error) {
+				return joinParts(ctx, s3Opener{c, p.set.Bucket}.open, keys)
+			},
 			Done: func(st *State) {
 				if st.Periods == nil {
 					st.Periods = map[string]string{}
@@ -248,9 +252,6 @@ func (m s3Manifest) keys(bucket string) ([]string, error) {
 		keys = append(keys, strings.TrimPrefix(u.Path, "/"))
 	}
 	for _, k := range keys {
-		if strings.HasSuffix(k, ".parquet") || strings.HasSuffix(k, ".snappy.parquet") {
-			return nil, fmt.Errorf("%s is Parquet, which Burnrate does not read yet: set the export's format to CSV (gzip)", k)
-		}
 		if strings.HasSuffix(k, ".zip") {
 			return nil, fmt.Errorf("%s is zipped: set the report's compression to GZIP", k)
 		}
@@ -275,19 +276,37 @@ func (s3Export) test(ctx context.Context, s *Service, p pull) error {
 	return err
 }
 
+// opener opens one data file of a bucket or container by its key or name,
+// saying in plain words what a refusal means.
+type opener func(ctx context.Context, key string) (io.ReadCloser, error)
+
+func (c s3Opener) open(ctx context.Context, key string) (io.ReadCloser, error) {
+	out, err := c.c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(c.bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, s3Error(err, "s3:GetObject", key)
+	}
+	return out.Body, nil
+}
+
+type s3Opener struct {
+	c      s3Client
+	bucket string
+}
+
 // joinParts reads a version's parts as one CSV: each part unzipped when
 // gzipped, and every header after the first dropped once checked to be the
 // first's. A period split into parts is one import, so that it replaces
-// the period's rows once.
-func joinParts(ctx context.Context, c s3Client, bucket string, keys []string) (io.ReadCloser, error) {
-	j := &joined{ctx: ctx, c: c, bucket: bucket, keys: keys}
+// the period's rows once. A version of one Parquet part is passed through
+// as it is (the importer reads Parquet); one of several Parquet parts is
+// written out as one CSV, part by part (parquetParts).
+func joinParts(ctx context.Context, open opener, keys []string) (io.ReadCloser, error) {
+	j := &joined{ctx: ctx, open: open, keys: keys}
 	return j, nil
 }
 
 type joined struct {
 	ctx    context.Context
-	c      s3Client
-	bucket string
+	open   opener
 	keys   []string
 	header []byte
 	cur    io.Reader
@@ -302,14 +321,25 @@ func (j *joined) next() error {
 	}
 	key := j.keys[0]
 	j.keys = j.keys[1:]
-	out, err := j.c.GetObject(j.ctx, &s3.GetObjectInput{Bucket: aws.String(j.bucket), Key: aws.String(key)})
+	body, err := j.open(j.ctx, key)
 	if err != nil {
-		return s3Error(err, "s3:GetObject", key)
+		return err
 	}
-	j.body = out.Body
-	br := bufio.NewReaderSize(out.Body, 64<<10)
+	j.body = body
+	br := bufio.NewReaderSize(body, 64<<10)
 	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if magic, _ := br.Peek(4); string(magic) == "PAR1" {
+		if j.header == nil && len(j.keys) == 0 {
+			j.cur = br // the version's only part: the importer reads Parquet itself
+			return nil
+		}
+		f, err := parquetAsCSV(key, br)
+		if err != nil {
+			return err
+		}
+		body.Close()
+		j.body, r = f, f
+	} else if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
@@ -366,4 +396,47 @@ func (j *joined) Close() error {
 		return j.body.Close()
 	}
 	return nil
+}
+
+// parquetAsCSV spools one Parquet part of several to a temporary file (a
+// Parquet file is read from its footer) and writes it out as CSV in
+// another, which it returns open at its start; closing it removes it.
+func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
+	pf, err := os.CreateTemp("", "burnrate-part-*.parquet")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { pf.Close(); os.Remove(pf.Name()) }()
+	size, err := io.Copy(pf, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	cf, err := os.CreateTemp("", "burnrate-part-*.csv")
+	if err != nil {
+		return nil, err
+	}
+	t := &tempFile{cf}
+	bw := bufio.NewWriterSize(cf, 256<<10)
+	err = ingest.ParquetCSV(pf, size, key, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	if _, err := cf.Seek(0, io.SeekStart); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// tempFile is a temporary file that is removed when closed.
+type tempFile struct{ *os.File }
+
+func (t *tempFile) Close() error {
+	err := t.File.Close()
+	os.Remove(t.Name())
+	return err
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -248,14 +249,85 @@ func TestS3Mistakes(t *testing.T) {
 			t.Errorf("%+v: %v, want an input error", in, err)
 		}
 	}
-	// A Parquet export is refused with what to change.
+	// A Parquet part that is cut short fails as the importer says.
 	f.put(t, "pq/exp/data/BILLING_PERIOD=2026-11/x/exp-00001.snappy.parquet", []byte("PAR1"))
 	m, _ := json.Marshal(map[string]any{"executionId": "e1", "dataFiles": []string{"s3://billing/pq/exp/data/BILLING_PERIOD=2026-11/x/exp-00001.snappy.parquet"}})
 	f.put(t, "pq/exp/metadata/BILLING_PERIOD=2026-11/exp-Manifest.json", m)
 	c = b.create(t, connect.Input{Name: "parquet", Kind: connect.KindS3, Bucket: "billing", Prefix: "pq/exp", EndpointURL: f.url,
 		AccessKeyID: "AKIATESTTESTTEST", SecretAccessKey: "secret"})
-	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); err == nil || !strings.Contains(err.Error(), "set the export's format to CSV (gzip)") {
+	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); err == nil || !strings.Contains(err.Error(), "Parquet") {
 		t.Fatalf("parquet: %v", err)
+	}
+}
+
+// putParquetExport lays out one execution of a Data Export in Parquet for
+// January 2026 (curgen's month), as AWS writes it.
+func (f *fakeS3) putParquetExport(t *testing.T, execution string, parts ...[]byte) {
+	t.Helper()
+	base := "pq/burnrate-cur2"
+	var files []string
+	for i, p := range parts {
+		key := fmt.Sprintf("%s/data/BILLING_PERIOD=2026-01/2026-01-25T06:00:00.000Z-%s/burnrate-cur2-%05d.snappy.parquet", base, execution, i+1)
+		f.put(t, key, p)
+		files = append(files, "s3://billing/"+key)
+	}
+	m, _ := json.Marshal(map[string]any{"executionId": execution, "dataFiles": files})
+	f.put(t, base+"/metadata/BILLING_PERIOD=2026-01/burnrate-cur2-Manifest.json", m)
+}
+
+// curgenFiles writes the generator's rows for seed as CSV and as Parquet.
+func curgenFiles(t *testing.T, rows int, seed int64) (csvData, pq []byte) {
+	var c, p bytes.Buffer
+	if err := curgen.Generate(&c, rows, seed); err != nil {
+		t.Fatal(err)
+	}
+	if err := curgen.GenerateParquet(&p, rows, seed); err != nil {
+		t.Fatal(err)
+	}
+	return c.Bytes(), p.Bytes()
+}
+
+// A Data Export delivered as Parquet: a version of one part is imported as
+// the Parquet file it is, a version of two parts as one import; the totals
+// are the generator's CSV's to the cent.
+func TestS3Parquet(t *testing.T) {
+	b := newBundle(t)
+	f := newFakeS3(t)
+	csv1, pq1 := curgenFiles(t, 3000, 7)
+	f.putParquetExport(t, "exec-jan-1", pq1)
+	c := b.create(t, connect.Input{Name: "CUR parquet", Kind: connect.KindS3, Bucket: "billing", Prefix: "pq/burnrate-cur2", EndpointURL: f.url,
+		AccessKeyID: "AKIATESTTESTTEST", SecretAccessKey: "secret"})
+	res := syncNow(t, b, c.ID)
+	if len(res.Imports) != 1 || res.Rows != 3000 || !strings.HasSuffix(res.Imports[0].FileName, ".parquet") {
+		t.Fatalf("first sync %+v", res)
+	}
+	if got, want := b.billed(t), columnSum(t, csv1, "lineItem/UnblendedCost"); !got.Equal(want) {
+		t.Fatalf("billed %s, want the generator's %s", got, want)
+	}
+	if res := syncNow(t, b, c.ID); len(res.Imports) != 0 {
+		t.Fatalf("second sync %+v", res)
+	}
+
+	csv2, pq2 := curgenFiles(t, 2000, 8)
+	csv3, pq3 := curgenFiles(t, 1500, 9)
+	f.putParquetExport(t, "exec-jan-2", pq2, pq3)
+	res = syncNow(t, b, c.ID)
+	if len(res.Imports) != 1 || res.Rows != 3500 || res.Imports[0].ReplacedRows != 3000 {
+		t.Fatalf("sync of two parts %+v", res)
+	}
+	want := columnSum(t, csv2, "lineItem/UnblendedCost").Add(columnSum(t, csv3, "lineItem/UnblendedCost"))
+	if got := b.billed(t); !got.Equal(want) {
+		t.Fatalf("billed %s after the new version, want %s", got, want)
+	}
+
+	// A version whose second part is not whole Parquet fails, and the
+	// period keeps what it had.
+	f.putParquetExport(t, "exec-jan-3", pq2, []byte("PAR1 cut short PAR1"))
+	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); err == nil || !strings.Contains(err.Error(), "Parquet") {
+		t.Fatalf("a broken part: %v", err)
+	}
+	if got := b.billed(t); !got.Equal(want) {
+		t.Fatalf("billed %s after a failed sync, want %s", got, want)
 	}
 }
 

@@ -72,21 +72,52 @@ func ParseKey(what, s string) (*Key, error) {
 // ID names the key without revealing it.
 func (k *Key) ID() string { return k.id }
 
-func additional(orgID int64) []byte {
-	return []byte("burnrate connection secret\x00org=" + strconv.FormatInt(orgID, 10))
+// additional binds a sealed value to its org and to what it is: a
+// connection's credentials and a channel's URL never open as each other.
+func additional(what string, orgID int64) []byte {
+	return []byte("burnrate " + what + "\x00org=" + strconv.FormatInt(orgID, 10))
 }
 
-// Seal encrypts plaintext for orgID.
+const (
+	connectionSecret = "connection secret"
+	channelURL       = "channel url"
+)
+
+// Seal encrypts a connection's credentials for orgID.
 func (k *Key) Seal(orgID int64, plaintext []byte) string {
-	nonce := make([]byte, k.aead.NonceSize())
-	rand.Read(nonce) // never fails (crypto/rand panics on failure since Go 1.24)
-	out := k.aead.Seal(nonce, nonce, plaintext, additional(orgID))
-	return "v1." + k.id + "." + base64.RawStdEncoding.EncodeToString(out)
+	return k.seal(connectionSecret, orgID, plaintext)
 }
 
 // Open decrypts a value Seal made for orgID. A value sealed under another
 // key fails with ErrWrongKey, naming both key ids.
 func (k *Key) Open(orgID int64, sealed string) ([]byte, error) {
+	return k.open(connectionSecret, orgID, sealed)
+}
+
+// SealChannel encrypts a Slack or webhook URL of orgID's: whoever has one
+// can post to the channel (docs/notifications.md).
+func (k *Key) SealChannel(orgID int64, url string) string {
+	return k.seal(channelURL, orgID, []byte(url))
+}
+
+// OpenChannel decrypts a URL SealChannel sealed for orgID.
+func (k *Key) OpenChannel(orgID int64, sealed string) (string, error) {
+	b, err := k.open(channelURL, orgID, sealed)
+	return string(b), err
+}
+
+// IsSealed reports whether a stored value is sealed (by any key), rather
+// than a clear value stored before sealing began.
+func IsSealed(v string) bool { return strings.HasPrefix(v, "v1.") }
+
+func (k *Key) seal(what string, orgID int64, plaintext []byte) string {
+	nonce := make([]byte, k.aead.NonceSize())
+	rand.Read(nonce) // never fails (crypto/rand panics on failure since Go 1.24)
+	out := k.aead.Seal(nonce, nonce, plaintext, additional(what, orgID))
+	return "v1." + k.id + "." + base64.RawStdEncoding.EncodeToString(out)
+}
+
+func (k *Key) open(what string, orgID int64, sealed string) ([]byte, error) {
 	parts := strings.SplitN(sealed, ".", 3)
 	if len(parts) != 3 || parts[0] != "v1" {
 		return nil, errors.New("the stored credentials are not in a form this version of Burnrate reads")
@@ -99,7 +130,7 @@ func (k *Key) Open(orgID int64, sealed string) ([]byte, error) {
 	if err != nil || len(b) < k.aead.NonceSize() {
 		return nil, errors.New("the stored credentials are damaged: save the connection's key again")
 	}
-	out, err := k.aead.Open(nil, b[:k.aead.NonceSize()], b[k.aead.NonceSize():], additional(orgID))
+	out, err := k.aead.Open(nil, b[:k.aead.NonceSize()], b[k.aead.NonceSize():], additional(what, orgID))
 	if err != nil {
 		return nil, errors.New("the stored credentials do not decrypt under SECRET_KEY (damaged, or copied from another org): save the connection's key again")
 	}

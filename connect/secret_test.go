@@ -130,17 +130,42 @@ func TestRotate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A Slack URL saved in clear before URLs were sealed, and a webhook URL
+	// sealed under the old key: rotation seals the one and re-seals the
+	// other.
+	ctx := context.Background()
+	clearURL, hookURL := "https://hooks.slack.com/services/T0001/B0001/clearclearclear", "https://alerts.example.com/hook/4f2a"
+	if _, err := b.st.SetNotificationChannel(ctx, b.org.ID, 0, store.ChannelSlack, clearURL, "https://hooks.slack.com/…/lear", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.SetNotificationChannel(ctx, org2.ID, 0, store.ChannelWebhook, old.SealChannel(org2.ID, hookURL), "https://alerts.example.com/…/4f2a", 0); err != nil {
+		t.Fatal(err)
+	}
 	nu, _ := newKey(t)
 	wrong, _ := newKey(t)
-	if _, err := connect.Rotate(context.Background(), b.st, wrong, nu); !errors.Is(err, connect.ErrWrongKey) {
+	if _, _, err := connect.Rotate(context.Background(), b.st, wrong, nu); !errors.Is(err, connect.ErrWrongKey) {
 		t.Fatalf("rotate from the wrong old key: %v", err)
 	}
 	if got := b.connection(t, c1.ID); got.Secret != c1.Secret {
 		t.Fatal("a failed rotation changed a secret")
 	}
-	n, err := connect.Rotate(context.Background(), b.st, old, nu)
-	if err != nil || n != 2 {
-		t.Fatalf("rotate: %d, %v", n, err)
+	n, nch, err := connect.Rotate(context.Background(), b.st, old, nu)
+	if err != nil || n != 2 || nch != 2 {
+		t.Fatalf("rotate: %d connections, %d channels, %v", n, nch, err)
+	}
+	chs, err := b.st.AllNotificationChannels(ctx)
+	if err != nil || len(chs) != 2 {
+		t.Fatalf("channels %v %v", chs, err)
+	}
+	for _, ch := range chs {
+		want := map[string]string{store.ChannelSlack: clearURL, store.ChannelWebhook: hookURL}[ch.Kind]
+		if got, err := nu.OpenChannel(ch.OrgID, ch.URL); err != nil || got != want {
+			t.Fatalf("%s channel under the new key: %q, %v", ch.Kind, got, err)
+		}
+	}
+	var inClear bool
+	if err := b.st.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM notification_channels WHERE url LIKE '%hooks.slack.com%' OR url LIKE '%example.com%' OR sealed_at IS NULL)`).Scan(&inClear); err != nil || inClear {
+		t.Fatalf("a channel URL is still in clear after rotation (%v)", err)
 	}
 	for _, c := range []store.Connection{c1, c2} {
 		got, err := b.st.Connection(context.Background(), c.OrgID, c.ID)
@@ -154,8 +179,8 @@ func TestRotate(t *testing.T) {
 			t.Fatalf("%s still opens under the old key: %v", c.Name, err)
 		}
 	}
-	if n, err := connect.Rotate(context.Background(), b.st, old, nu); err != nil || n != 0 {
-		t.Fatalf("second rotate: %d, %v", n, err)
+	if n, nch, err := connect.Rotate(context.Background(), b.st, old, nu); err != nil || n != 0 || nch != 0 {
+		t.Fatalf("second rotate: %d, %d, %v", n, nch, err)
 	}
 }
 

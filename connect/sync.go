@@ -83,6 +83,8 @@ func pullerFor(kind string) (puller, error) {
 		return anthropic{}, nil
 	case KindS3:
 		return s3Export{}, nil
+	case KindAzure:
+		return azureExport{}, nil
 	}
 	return nil, fmt.Errorf("connections of kind %q are not supported by this version of Burnrate", kind)
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/binary"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -496,4 +497,35 @@ func jsonObject(keys, vals []string) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// ParquetCSV writes the Parquet file ra (size bytes) to w as the CSV the
+// importer would read from it: the top-level column names, then each row's
+// cells as text, as Open would see them. A version of an export split into
+// several Parquet parts is imported as one file this way (package
+// connect), so that it replaces its billing period once.
+func ParquetCSV(ra io.ReaderAt, size int64, file string, w io.Writer) error {
+	pq, err := openParquetRecords(ra, size, file)
+	if err != nil {
+		return err
+	}
+	defer pq.close()
+	cw := csv.NewWriter(w)
+	if err := cw.Write(pq.header); err != nil {
+		return err
+	}
+	for {
+		rec, err := pq.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

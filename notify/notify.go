@@ -110,6 +110,26 @@ type Config struct {
 	Mailer Mailer
 	// Log is where failed attempts are logged (nothing when nil).
 	Log *slog.Logger
+	// Secrets opens the Slack and webhook URLs the store holds sealed
+	// (connect.Key under SECRET_KEY); nil on a server without one, which
+	// delivers only to URLs still in clear.
+	Secrets Opener
+}
+
+// Opener opens a channel URL sealed for an org.
+type Opener interface {
+	OpenChannel(orgID int64, sealed string) (string, error)
+}
+
+// channelURL is ch's URL, opened when it is sealed.
+func (n *Notifier) channelURL(ch store.NotificationChannel) (string, error) {
+	if !strings.HasPrefix(ch.URL, "v1.") {
+		return ch.URL, nil // stored before URLs were sealed; sealed at the next start with SECRET_KEY
+	}
+	if n.cfg.Secrets == nil {
+		return "", errors.New("the channel's URL is sealed under SECRET_KEY, and this server has none: start it with SECRET_KEY")
+	}
+	return n.cfg.Secrets.OpenChannel(ch.OrgID, ch.URL)
 }
 
 // Mailer hands an org's email on, as mail of a kind (digest, budget_alert).
@@ -371,13 +391,17 @@ func (n *Notifier) attempt(ctx context.Context, d store.Delivery) outcome {
 	if err != nil {
 		return outcome{err: err, msg: "could not read the channel"}
 	}
+	target, err := n.channelURL(ch)
+	if err != nil {
+		return failed(true, err.Error())
+	}
 	header := http.Header{"Content-Type": {"application/json"}, "User-Agent": {"Burnrate-Notify/1"}}
 	if ch.Kind == store.ChannelSlack {
-		if err := n.CheckSlackURL(ch.URL); err != nil {
+		if err := n.CheckSlackURL(target); err != nil {
 			return failed(true, err.Error())
 		}
 	} else {
-		if err := n.CheckWebhookURL(ch.URL); err != nil {
+		if err := n.CheckWebhookURL(target); err != nil {
 			return failed(true, err.Error())
 		}
 		sec, err := n.store.WebhookSecret(ctx, d.OrgID)
@@ -392,7 +416,7 @@ func (n *Notifier) attempt(ctx context.Context, d store.Delivery) outcome {
 		header.Set("Burnrate-Timestamp", fmt.Sprint(ts))
 		header.Set("Burnrate-Signature", signatureHeader(sec, ts, d.Body))
 	}
-	return n.post(ctx, ch.URL, d.Body, header)
+	return n.post(ctx, target, d.Body, header)
 }
 
 func (n *Notifier) sendEmail(ctx context.Context, d store.Delivery) outcome {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/store"
@@ -649,5 +651,52 @@ func TestDeliverRefusesIncompleteNotifications(t *testing.T) {
 		if _, err := b.n.Deliver(ctx(), nt); err == nil {
 			t.Errorf("%s: delivered", name)
 		}
+	}
+}
+
+// A channel URL sealed under SECRET_KEY (as the pages save it) is not in
+// the database in clear, and the alert still reaches it; a server without
+// the key says why it cannot deliver.
+func TestSealedChannelDelivers(t *testing.T) {
+	t.Parallel()
+	raw := make([]byte, 32)
+	for i := range raw {
+		raw[i] = byte(i * 7)
+	}
+	key, err := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := setup(t, notify.Config{AllowPrivate: true, Secrets: key})
+	rcv := newReceiver(t)
+	url := rcv.URL + "/services/T0SEALED/B0SEALED/sealedsealedsealed"
+	ch, err := b.st.SetNotificationChannel(ctx(), b.org.ID, 0, store.ChannelSlack, key.SealChannel(b.org.ID, url), notify.Mask(url), b.owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.URLMasked != "http://"+strings.TrimPrefix(rcv.URL, "http://")+"/…/aled" {
+		t.Fatalf("mask %q", ch.URLMasked)
+	}
+	var stored string
+	var sealedAt *time.Time
+	if err := b.st.Pool().QueryRow(ctx(), `SELECT url, sealed_at FROM notification_channels WHERE id = $1`, ch.ID).Scan(&stored, &sealedAt); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stored, "sealedsealed") || strings.Contains(stored, "T0SEALED") || !strings.HasPrefix(stored, "v1.") || sealedAt == nil {
+		t.Fatalf("stored %q (sealed at %v): the URL is in clear", stored, sealedAt)
+	}
+	bud := b.budget(t, "GPUs")
+	ds := delivered(t)(b.n.Deliver(ctx(), alert(b, bud.ID)))
+	if ds[0].Status != store.DeliverySent || len(rcv.got()) != 1 || ds[0].Target != notify.Mask(url) {
+		t.Fatalf("delivery %+v, %d posts", ds[0], len(rcv.got()))
+	}
+
+	cfg := b.config
+	cfg.Secrets = nil
+	other := alert(b, bud.ID)
+	other.Key += ":again"
+	ds = delivered(t)(notify.New(b.st, b.mail, cfg).Deliver(ctx(), other))
+	if ds[0].Status != store.DeliveryFailed || !strings.Contains(ds[0].LastError, "sealed under SECRET_KEY, and this server has none") {
+		t.Fatalf("without the key: %+v", ds[0])
 	}
 }

@@ -44,14 +44,16 @@ func scanChannel(row pgx.Row) (NotificationChannel, error) {
 }
 
 // SetNotificationChannel makes url orgID's channel of kind, or budgetID's
-// (0: the org's), replacing the one there was. The caller checks url.
+// (0: the org's), replacing the one there was. The caller checks url, and
+// passes it sealed when the server has a SECRET_KEY.
 // Returns ErrNotFound if orgID has no budget budgetID.
 func (s *Store) SetNotificationChannel(ctx context.Context, orgID, budgetID int64, kind, url, masked string, createdBy int64) (NotificationChannel, error) {
 	ch, err := scanChannel(s.q.QueryRow(ctx, `
-		INSERT INTO notification_channels AS c (org_id, budget_id, kind, url, url_masked, created_by)
-		VALUES ($1, NULLIF($2, 0), $3, $4, $5, NULLIF($6, 0))
+		INSERT INTO notification_channels AS c (org_id, budget_id, kind, url, url_masked, created_by, sealed_at)
+		VALUES ($1, NULLIF($2, 0), $3, $4, $5, NULLIF($6, 0), CASE WHEN $4 LIKE 'v1.%' THEN now() END)
 		ON CONFLICT (org_id, coalesce(budget_id, 0), kind) DO UPDATE
-			SET url = excluded.url, url_masked = excluded.url_masked, created_by = excluded.created_by, created_at = now()
+			SET url = excluded.url, url_masked = excluded.url_masked, created_by = excluded.created_by, created_at = now(),
+				sealed_at = excluded.sealed_at
 		RETURNING `+channelColumns, orgID, budgetID, kind, url, masked, createdBy))
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23503" {
@@ -117,6 +119,27 @@ func (s *Store) BudgetChannels(ctx context.Context, orgID, budgetID int64) (map[
 		out[ch.Kind] = ch
 	}
 	return out, nil
+}
+
+// AllNotificationChannels lists every org's channels, for sealing their
+// URLs and re-sealing them under a new key. Unfenced: run it on the
+// owner's store.
+func (s *Store) AllNotificationChannels(ctx context.Context) ([]NotificationChannel, error) {
+	rows, err := s.q.Query(ctx, `SELECT `+channelColumns+` FROM notification_channels c ORDER BY c.org_id, c.id FOR UPDATE`)
+	if err != nil {
+		return nil, mapError("all notification channels", err)
+	}
+	chs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (NotificationChannel, error) { return scanChannel(row) })
+	return chs, mapError("all notification channels", err)
+}
+
+// SealChannelURL replaces a channel's URL, as stored, by its sealed form.
+// It changes nothing when the URL was changed meanwhile (was is the value
+// read), so two servers sealing at once do not seal twice.
+func (s *Store) SealChannelURL(ctx context.Context, orgID, id int64, was, sealed string) error {
+	_, err := s.q.Exec(ctx, `UPDATE notification_channels SET url = $4, sealed_at = now() WHERE org_id = $1 AND id = $2 AND url = $3`,
+		orgID, id, was, sealed)
+	return mapError("seal channel url", err)
 }
 
 // DeleteNotificationChannel removes orgID's channel id; deliveries made to

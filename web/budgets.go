@@ -332,7 +332,7 @@ func (s *Server) saveBudgetForm(c echo.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-		return saveBudgetChannels(ctx, tx, org, b.ID, user, f)
+		return s.saveBudgetChannels(ctx, tx, org, b.ID, user, f)
 	})
 	if err != nil {
 		return err

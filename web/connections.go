@@ -18,7 +18,7 @@ import (
 // provider while the admin waits.
 const testTimeout = 20 * time.Second
 
-var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3"}
+var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3", connect.KindAzure: "Azure"}
 
 // connectionsPage renders the Connections page with v's form state.
 func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
@@ -32,8 +32,14 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		if cv.Settings.StartDate != "" {
 			detail += " since " + cv.Settings.StartDate
 		}
-		if conn.Kind == connect.KindS3 {
+		switch conn.Kind {
+		case connect.KindS3:
 			detail = "s3://" + cv.Settings.Bucket + "/" + cv.Settings.Prefix
+		case connect.KindAzure:
+			detail = cv.Settings.Account + " " + cv.Settings.Container + "/" + cv.Settings.Prefix
+			if cv.Settings.Account == "" {
+				detail = cv.Settings.EndpointURL + "/" + cv.Settings.Container + "/" + cv.Settings.Prefix
+			}
 		}
 		v.Rows = append(v.Rows, views.ConnectionRow{
 			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], Detail: detail, Hint: conn.SecretHint,
@@ -89,13 +95,22 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 		RestateDays: c.FormValue("restate_days"), Data: c.FormValue("data"),
 		Bucket: c.FormValue("bucket"), Prefix: c.FormValue("prefix"), Region: c.FormValue("region"),
 		EndpointURL: c.FormValue("endpoint_url"), AccessKeyID: c.FormValue("access_key_id"),
+		Account: c.FormValue("account"), Container: c.FormValue("container"),
+		AzurePrefix: c.FormValue("azure_prefix"), AzureEndpointURL: c.FormValue("azure_endpoint_url"),
 	}
-	conn, err := s.createConnection(c, connect.Input{
+	in := connect.Input{
 		Name: f.Name, Kind: f.Kind, APIKey: c.FormValue("api_key"), StartDate: f.StartDate,
 		RestateDays: quantity.Text(f.RestateDays), Data: f.Data,
 		Bucket: f.Bucket, Prefix: f.Prefix, Region: f.Region, EndpointURL: f.EndpointURL,
 		AccessKeyID: f.AccessKeyID, SecretAccessKey: c.FormValue("secret_access_key"),
-	})
+	}
+	if f.Kind == connect.KindAzure {
+		// The Azure fieldset has a directory and an endpoint of its own.
+		in.Prefix, in.EndpointURL = f.AzurePrefix, f.AzureEndpointURL
+		in.Account, in.Container = f.Account, f.Container
+		in.AccountKey, in.SASToken = c.FormValue("account_key"), c.FormValue("sas_token")
+	}
+	conn, err := s.createConnection(c, in)
 	var ie *connect.InputError
 	switch {
 	case errors.As(err, &ie):

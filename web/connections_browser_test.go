@@ -132,3 +132,50 @@ func TestBrowserConnectionPulls(t *testing.T) {
 		t.Fatalf("the history does not say where the import came from:\n%s", history)
 	}
 }
+
+// TestBrowserConnectionAzure adds an Azure export connection through the
+// page's Azure fields: the row says where it reads, and the account key
+// is nowhere on the page after saving.
+func TestBrowserConnectionAzure(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	key, _ := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	svc := &connect.Service{Store: st, Key: key}
+	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Connections: svc}))
+	t.Cleanup(ts.Close)
+	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
+	const accountKey = "QVpVUkVURVNUS0VZQVpVUkVURVNUS0VZQVpVUkVURVNUS0VZ0123=="
+
+	bctx := browsertest.New(t, 2*time.Minute)
+	var page string
+	err := chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/login"),
+		chromedp.WaitVisible(`input[name=email]`),
+		chromedp.SendKeys(`input[name=email]`, owner.Email),
+		chromedp.SendKeys(`input[name=password]`, storetest.Password),
+		chromedp.Submit(`[data-testid=login-form]`),
+		chromedp.WaitNotPresent(`[data-testid=login-form]`),
+		chromedp.Navigate(ts.URL+"/connections"),
+		chromedp.WaitVisible(`[data-testid=connection-form]`),
+		chromedp.SendKeys(`[data-testid=connection-form] input[name=name]`, "Azure from the browser"),
+		chromedp.SetValue(`[data-testid=connection-form] select[name=kind]`, "azure-blob"),
+		chromedp.SendKeys(`[data-testid=azure-fields] input[name=account]`, "acmebilling"),
+		chromedp.SendKeys(`[data-testid=azure-fields] input[name=container]`, "cost-exports"),
+		chromedp.SendKeys(`[data-testid=azure-fields] input[name=azure_prefix]`, "exports/focus"),
+		chromedp.SendKeys(`[data-testid=azure-fields] input[name=account_key]`, accountKey),
+		chromedp.Click(`[data-testid=connection-save]`),
+		chromedp.WaitVisible(`[data-testid=connection-row]`),
+	)
+	if err == nil {
+		page, err = chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+	}
+	if err != nil {
+		body, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText`))
+		t.Fatalf("%v\n%s", err, body)
+	}
+	if !strings.Contains(page, "acmebilling cost-exports/exports/focus") || !strings.Contains(page, "…23==") || strings.Contains(page, accountKey) {
+		t.Fatalf("the row does not say where it reads, or the key is on the page:\n%s", page)
+	}
+}

@@ -126,7 +126,11 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
 		notifier: cfg.Notifier}
 	if s.notifier == nil {
-		s.notifier = notify.New(st, nil, notify.Config{BaseURL: cfg.BaseURL, Log: log})
+		var secrets notify.Opener
+		if cfg.Connections != nil && cfg.Connections.Key != nil {
+			secrets = cfg.Connections.Key
+		}
+		s.notifier = notify.New(st, nil, notify.Config{BaseURL: cfg.BaseURL, Log: log, Secrets: secrets})
 	}
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())

@@ -58,6 +58,7 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		Enqueuer:     schedule.Enqueuer{Queue: queue, Store: st},
 		Mailer:       outboxMailer{outbox: outbox, store: st},
 		Log:          log,
+		Secrets:      channelSecrets(cfg.SecretKey),
 	})
 	bill := billing.New(cfg.billing(), st, log)
 	// On the Free plan there is no digest and no budget alert (every org
@@ -136,4 +137,29 @@ func afterImport(q *jobs.Queue) func(ctx context.Context, tx *store.Store, orgID
 	return func(ctx context.Context, tx *store.Store, orgID, _ int64) error {
 		return schedule.EnqueueEvaluation(ctx, q, tx, orgID)
 	}
+}
+
+// channelSecrets is what opens sealed channel URLs: SECRET_KEY, if set.
+func channelSecrets(key *connect.Key) notify.Opener {
+	if key == nil {
+		return nil // not a typed nil: the notifier tests for none
+	}
+	return key
+}
+
+// sealChannels seals, at start-up, the Slack and webhook URLs stored in
+// clear (before URLs were sealed, or while no SECRET_KEY was set). See
+// docs/notifications.md.
+func sealChannels(ctx context.Context, st *store.Store, cfg Config, log *slog.Logger) error {
+	if cfg.SecretKey == nil {
+		return nil
+	}
+	n, err := connect.SealChannels(ctx, st, cfg.SecretKey)
+	if err != nil {
+		return fmt.Errorf("sealing channel URLs under SECRET_KEY: %w", err)
+	}
+	if n > 0 {
+		log.Info("sealed channel URLs stored in clear", slog.Int("channels", n), slog.String("key", cfg.SecretKey.ID()))
+	}
+	return nil
 }

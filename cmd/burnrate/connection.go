@@ -22,6 +22,8 @@ const connectionUsage = `usage:
                           [--start-date YYYY-MM-DD] [--restate-days N] [--data costs|usage] [--json]
   burnrate connection add --org SLUG --name NAME --kind aws-s3 --bucket B [--prefix P] [--region R]
                           [--endpoint-url URL] [--access-key-id ID --secret-access-key-file FILE|-] [--json]
+  burnrate connection add --org SLUG --name NAME --kind azure-blob --account A --container C [--prefix DIR]
+                          (--account-key-file FILE|- | --sas-token-file FILE|-) [--endpoint-url URL] [--json]
   burnrate connection list --org SLUG [--json]
   burnrate connection sync --org SLUG [--json] NAME
   burnrate connection delete --org SLUG NAME`
@@ -74,25 +76,31 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 // connectionAdd is the flags of 'connection add': the connection, and the
 // files its secrets are read from.
 type connectionAdd struct {
-	in         connect.Input
-	keyFile    string
-	secretFile string
+	in             connect.Input
+	keyFile        string
+	secretFile     string
+	accountKeyFile string
+	sasFile        string
 }
 
 func (a *connectionAdd) flags(fs *flag.FlagSet) {
 	in := &a.in
 	fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
-	fs.StringVar(&in.Kind, "kind", "", "openai or anthropic (required)")
+	fs.StringVar(&in.Kind, "kind", "", "openai, anthropic, aws-s3 or azure-blob (required)")
 	fs.StringVar(&a.keyFile, "api-key-file", "", "a file holding the admin API key, or - for standard input (required; never a flag's value, which other users can see)")
 	fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
 	fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
 	fs.StringVar(&in.Data, "data", "", "costs (the bill, default) or usage (tokens, priced with the org's prices)")
 	fs.StringVar(&in.Bucket, "bucket", "", "aws-s3: the bucket the export is delivered to")
-	fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export)")
+	fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export); azure-blob: the export's directory")
 	fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
-	fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS")
+	fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS; azure-blob: the blob service's URL (Azurite, another cloud)")
 	fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
 	fs.StringVar(&a.secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
+	fs.StringVar(&in.Account, "account", "", "azure-blob: the storage account the export is delivered to")
+	fs.StringVar(&in.Container, "container", "", "azure-blob: the container")
+	fs.StringVar(&a.accountKeyFile, "account-key-file", "", "azure-blob: a file holding the storage account's key, or - for standard input")
+	fs.StringVar(&a.sasFile, "sas-token-file", "", "azure-blob: a file holding a SAS token or SAS URL with Read and List, or - for standard input")
 }
 
 // input returns the connection to add with its secret read from its file
@@ -105,6 +113,15 @@ func (a connectionAdd) input(stdin io.Reader) (connect.Input, error) {
 	case in.Kind == connect.KindS3 && a.secretFile != "":
 		in.SecretAccessKey, err = readSecret(stdin, "secret-access-key-file", a.secretFile)
 	case in.Kind == connect.KindS3:
+	case in.Kind == connect.KindAzure:
+		if a.accountKeyFile != "" {
+			if in.AccountKey, err = readSecret(stdin, "account-key-file", a.accountKeyFile); err != nil {
+				return in, err
+			}
+		}
+		if a.sasFile != "" {
+			in.SASToken, err = readSecret(stdin, "sas-token-file", a.sasFile)
+		}
 	case a.keyFile == "":
 		err = errors.New("connection add: --api-key-file is required (- reads the key from standard input)")
 	default:
@@ -241,7 +258,8 @@ func (cc connectionCommand) named(ctx context.Context) (store.Connection, error)
 }
 
 // runSecrets is 'burnrate secrets rotate': every connection's credentials
-// re-encrypted from SECRET_KEY_OLD to SECRET_KEY, in one transaction.
+// and every channel URL re-encrypted from SECRET_KEY_OLD to SECRET_KEY, in
+// one transaction.
 func runSecrets(ctx context.Context, cfg Config, log *slog.Logger, args []string, getenv func(string) string, stdout io.Writer) error {
 	if len(args) != 1 || args[0] != "rotate" {
 		return errors.New("secrets: usage: SECRET_KEY_OLD=… SECRET_KEY=… burnrate secrets rotate (or the _FILE forms)")
@@ -269,10 +287,11 @@ func runSecrets(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		return err
 	}
 	defer db.close()
-	n, err := connect.Rotate(ctx, db.store, oldKey, cfg.SecretKey)
+	n, nch, err := connect.Rotate(ctx, db.store, oldKey, cfg.SecretKey)
 	if err != nil {
 		return fmt.Errorf("secrets rotate: nothing changed: %w", err)
 	}
-	fmt.Fprintf(stdout, "re-encrypted %d connections' credentials from key %s to key %s; start the servers with the new SECRET_KEY\n", n, oldKey.ID(), cfg.SecretKey.ID())
+	fmt.Fprintf(stdout, "re-encrypted %d connections' credentials and %d Slack and webhook URLs from key %s to key %s; start the servers with the new SECRET_KEY\n",
+		n, nch, oldKey.ID(), cfg.SecretKey.ID())
 	return nil
 }

@@ -17,6 +17,9 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 		return err
 	}
 	defer db.close()
+	if err := sealChannels(ctx, db.store, cfg, log); err != nil {
+		return err
+	}
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
