@@ -73,6 +73,13 @@ func TestAdviseJSON(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// Training is sized by its tokens, as on the page and in the API:
+	// prompt tokens (a batch-inference input) do not stand in for them.
+	err = run(context.Background(), []string{"advise", "--job", "training", "--model", "llama-3.1-8b", "--input-tokens", "3B"},
+		env(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "tokens: a training job is sized by its training tokens") {
+		t.Errorf("training without tokens: %v", err)
+	}
 }
 
 func TestBreakEvenJSON(t *testing.T) {
