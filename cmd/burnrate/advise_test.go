@@ -258,3 +258,32 @@ func TestAdviseCLIShowsInstancesAndBadges(t *testing.T) {
 		t.Error("--datacenter-only maybe accepted")
 	}
 }
+
+// TestBreakEvenUsesOrgTierTable: with --org, the break-even compares each
+// model with the open model the org's saved tier table names.
+func TestBreakEvenUsesOrgTierTable(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Tiered"})
+	if err := st.SetModelSubstitutes(context.Background(), org.ID, owner.ID, map[string]string{"gpt-4o": "llama-3.3-70b"}); err != nil {
+		t.Fatal(err)
+	}
+	for slug, want := range map[string]string{org.Slug: "open model from yours", "": "deepseek-v3 (frontier open, tier table)"} {
+		args := []string{"breakeven", "--usage", "gpt-4o=1B/200M", "--model", "gpt-4o"}
+		if slug != "" {
+			args = append(args, "--org", slug)
+		}
+		var out bytes.Buffer
+		if err := run(context.Background(), args, env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--org %q: output lacks %q:\n%s", slug, want, out.String())
+		}
+	}
+}
