@@ -152,23 +152,23 @@ func (g *group) sum() (hours, gpuHours, cost decimal.Decimal) {
 }
 
 // evidence is the group's resources, the costliest first, at most
-// MaxEvidence of them, and how many more there are.
+// MaxEvidence of them, and how many more there are. Only those it lists
+// are turned into Evidence: a group can hold tens of thousands.
 func (g *group) evidence() ([]Evidence, int) {
-	out := make([]Evidence, 0, len(g.resources))
-	for _, r := range g.resources {
+	rs := slices.Clone(g.resources)
+	slices.SortFunc(rs, func(a, b *resource) int {
+		if c := b.whole().cost.Cmp(a.whole().cost); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	n := min(len(rs), MaxEvidence)
+	out := make([]Evidence, 0, n)
+	for _, r := range rs[:n] {
 		t := r.whole()
 		out = append(out, r.evidence(t.first, t.last))
 	}
-	slices.SortFunc(out, func(a, b Evidence) int {
-		if c := b.Amount.Cmp(a.Amount); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Resource, b.Resource)
-	})
-	if len(out) > MaxEvidence {
-		return out[:MaxEvidence], len(out) - MaxEvidence
-	}
-	return out, 0
+	return out, len(rs) - n
 }
 
 // latestDay is the last day any GPU row is on.
