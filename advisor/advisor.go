@@ -112,6 +112,9 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 	if b.MemoryFraction != nil {
 		a.MemoryFraction = *b.MemoryFraction
 	}
+	if err := b.sizeRequired(); err != nil {
+		return pricing.AdviceRequest{}, err
+	}
 	return pricing.AdviceRequest{
 		Job: pricing.JobType(strings.TrimSpace(b.Job)), Model: strings.TrimSpace(b.Model), Params: b.Params,
 		Precision: pricing.Precision(b.Precision), Tokens: b.Tokens, InputTokens: b.InputTokens, SeqLen: b.SeqLen,
@@ -119,6 +122,22 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 		Spot: b.Spot, Providers: ProviderList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
 		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a, DatacenterOnly: b.DatacenterOnly,
 	}, nil
+}
+
+// sizeRequired is the one rule of what sizes a job, whoever asks (form,
+// API, CLI: docs/advisor.md, "Advisor inputs"): a training or fine-tuning
+// job needs its training tokens, and batch inference the tokens to
+// generate or to read. No face fills them in for the user: a job sized by
+// a number nobody typed is a silent answer to another question.
+func (b AdviseBody) sizeRequired() error {
+	job := pricing.JobType(strings.TrimSpace(b.Job))
+	switch {
+	case job.IsTraining() && !(b.Tokens > 0):
+		return BadInput("tokens: a %s job is sized by its training tokens (the dataset's tokens × epochs, e.g. 1B); enter them", job)
+	case job == pricing.JobBatchInference && !(b.Tokens > 0) && !(b.InputTokens > 0):
+		return BadInput("tokens: batch inference is sized by the tokens to generate (tokens) or to read (input_tokens); enter one")
+	}
+	return nil
 }
 
 // UnmarshalJSON reads the body with every number through quantity's
@@ -624,6 +643,13 @@ func BreakEven(ctx context.Context, st *store.Store, orgID int64, b BreakEvenBod
 			return pricing.BreakEvenResult{}, p, BadInput("org_usage: no LLM usage imported in the last %d days", UsageWindow)
 		}
 		b.Usage = MixUsage(us)
+	}
+	saved, err := OrgSubstitutes(ctx, st, orgID)
+	if err != nil {
+		return pricing.BreakEvenResult{}, p, err
+	}
+	if b.Substitutes, err = withOrgSubstitutes(saved, b.Substitutes); err != nil {
+		return pricing.BreakEvenResult{}, p, err
 	}
 	in, err := b.Input(p)
 	if err != nil {

@@ -39,8 +39,8 @@ type Hint struct {
 // cheaperOption is the hint for org on day, or nil: the break-even model
 // (package advisor, at the org's prices) on the last HintWindow days up to
 // day of the org's LLM model that cost most in USD, against self-hosting
-// the open model of comparable quality from the tier table
-// (pricing.Substitute; docs/advisor.md). It never guesses: no USD LLM
+// the open model of comparable quality from the org's tier table (its
+// saved edits over the shipped one; docs/advisor.md). It never guesses: no USD LLM
 // usage, a model the price table does not know, a model with no credible
 // open substitute, or a margin less than half, and there is no hint.
 func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time.Time) (*Hint, error) {
@@ -71,17 +71,27 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 	if err != nil {
 		return nil, err
 	}
-	sub, ok := pricing.Substitute(top.Model)
-	if !ok || sub.OpenModel == pricing.NoSubstitute {
+	// The org's own tier table edits win over the shipped table, as on the
+	// break-even page.
+	saved, err := advisor.OrgSubstitutes(ctx, st, org.ID)
+	if err != nil {
+		return nil, err
+	}
+	open, sub, source, ok := pricing.ResolveSubstitute(top.Model, saved)
+	if !ok || open == pricing.NoSubstitute {
 		return nil, nil
 	}
 	precision := "bf16"
-	if sub.Precision != "" {
+	if sub.Precision != "" && source == "tier table" {
 		precision = string(sub.Precision)
+	}
+	tier := sub.Tier
+	if source != "tier table" {
+		tier = "your choice"
 	}
 	body := advisor.BreakEvenBody{
 		Model: top.Model, InputTokens: float64(top.UncachedInputTokens()), OutputTokens: float64(top.OutputTokens),
-		CachedTokens: float64(top.CachedTokens), OpenModel: sub.OpenModel, Precision: precision, Utilization: 0.7,
+		CachedTokens: float64(top.CachedTokens), OpenModel: open, Precision: precision, Utilization: 0.7,
 		PeakFactor: 2, SeqLen: 4096, PriceSource: advisor.PriceOverrides,
 	}
 	if peak.Factor >= 1 {
@@ -103,7 +113,7 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 		Model: top.Model, APIMonth: api, SelfHostCost: self,
 		Text: fmt.Sprintf("Your %s volume of the last %d days costs about %s a month on the API; self-hosting %s, "+
 			"an open model of comparable quality (%s), on %d× %s would cost about %s.",
-			top.Model, HintWindow, quantity.FormatMoney(api, "USD"), res.SelfHost.OpenModel, sub.Tier, res.GPUsNeeded, res.SelfHost.GPU, quantity.FormatMoney(self, "USD")),
+			top.Model, HintWindow, quantity.FormatMoney(api, "USD"), res.SelfHost.OpenModel, tier, res.GPUsNeeded, res.SelfHost.GPU, quantity.FormatMoney(self, "USD")),
 		Link: "/breakeven",
 	}, nil
 }

@@ -77,3 +77,45 @@ func TestHintComparesWithAComparableOpenModel(t *testing.T) {
 		t.Errorf("hint for a model with no open substitute: %q", d.Hint.Text)
 	}
 }
+
+// TestHintUsesTheOrgsTierTable: the hint compares with the open model the
+// org's saved tier table names, and an org that marked its model as having
+// no open substitute gets no hint; another org keeps the shipped table.
+func TestHintUsesTheOrgsTierTable(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+
+	mine, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Mine"})
+	theirs, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Theirs"})
+	for _, o := range []store.Org{mine, theirs} {
+		importCompletions(t, st, o, "gpt-4o-2024-08-06", 1_000_000_000, 300_000_000)
+	}
+	if err := st.SetModelSubstitutes(ctx, mine.ID, owner.ID, map[string]string{"gpt-4o": "llama-3.3-70b"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := digest.Build(ctx, st, mine, date("2026-03-10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Hint == nil || !strings.Contains(d.Hint.Text, "llama-3.3-70b") || strings.Contains(d.Hint.Text, "deepseek-v3") {
+		t.Fatalf("hint with the org's tier table: %+v", d.Hint)
+	}
+	d, err = digest.Build(ctx, st, theirs, date("2026-03-10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Hint == nil || !strings.Contains(d.Hint.Text, "deepseek-v3") {
+		t.Fatalf("other org's hint: %+v", d.Hint)
+	}
+
+	if err := st.SetModelSubstitutes(ctx, mine.ID, owner.ID, map[string]string{"gpt-4o": pricing.NoSubstitute}); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = digest.Build(ctx, st, mine, date("2026-03-10")); err != nil {
+		t.Fatal(err)
+	}
+	if d.Hint != nil {
+		t.Errorf("hint for a model the org says has no open substitute: %q", d.Hint.Text)
+	}
+}

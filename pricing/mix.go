@@ -364,3 +364,17 @@ func mixVerdict(m *MixBreakEven) string {
 	}
 	return b.String()
 }
+
+// CheckSubstitutes validates a user's tier table edits (API model → open
+// model or NoSubstitute) and returns them keyed by NormalizeLLMModel, with
+// the open models' catalog names: what an org saves.
+func CheckSubstitutes(in map[string]string) (map[string]string, error) {
+	return normalizeSubstitutes(in)
+}
+
+// ResolveSubstitute is the open model an API model is compared with: the
+// user's (subs, as CheckSubstitutes returns them) first, then the tier
+// table; source is "yours" or "tier table", known false when neither has it.
+func ResolveSubstitute(model string, subs map[string]string) (open string, row ModelTier, source string, known bool) {
+	return substituteFor(model, subs)
+}

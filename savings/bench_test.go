@@ -15,11 +15,11 @@ import (
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
-// BenchmarkFind times savings.Find on an org holding a generated legacy
+// BenchmarkSavingsFind times savings.Find on an org holding a generated legacy
 // CUR of SAVINGS_BENCH_ROWS rows (default 200,000; hourly GPU and other
 // line items, every instance row its own resource id, the worst case for
 // the per-resource grouping), imported through the real import path.
-func BenchmarkFind(b *testing.B) {
+func BenchmarkSavingsFind(b *testing.B) {
 	rows := 200_000
 	if s := os.Getenv("SAVINGS_BENCH_ROWS"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -21,6 +21,27 @@ type resource struct {
 	provider, id, instanceType, gpu, currency string
 	gpuCount                                  decimal.Decimal
 	days                                      map[time.Time]*store.GPUResourceDay
+	all                                       *resTotals // over every day, once computed
+}
+
+// resTotals are a resource's sums over every one of its days.
+type resTotals struct {
+	first, last           time.Time
+	hours, gpuHours, cost decimal.Decimal
+	charges               int64
+	n                     int
+}
+
+// whole is the resource's sums over all its days, computed once: the
+// finders ask for them of every resource several times.
+func (r *resource) whole() *resTotals {
+	if r.all == nil {
+		t := &resTotals{}
+		t.first, t.last = r.span()
+		t.hours, t.gpuHours, t.cost, t.charges, t.n = r.sum(t.first, t.last)
+		r.all = t
+	}
+	return r.all
 }
 
 func (r *resource) sum(from, to time.Time) (hours, gpuHours, cost decimal.Decimal, charges int64, n int) {
@@ -48,7 +69,13 @@ func (r *resource) span() (first, last time.Time) {
 }
 
 func (r *resource) evidence(from, to time.Time) Evidence {
-	hours, gpuHours, cost, charges, _ := r.sum(from, to)
+	var hours, gpuHours, cost decimal.Decimal
+	var charges int64
+	if t := r.whole(); from.Equal(t.first) && to.Equal(t.last) {
+		hours, gpuHours, cost, charges = t.hours, t.gpuHours, t.cost, t.charges
+	} else {
+		hours, gpuHours, cost, charges, _ = r.sum(from, to)
+	}
 	return Evidence{
 		Provider: r.provider, Resource: r.id, InstanceType: r.instanceType, GPU: r.gpu,
 		From: dateOf(from), To: dateOf(to), Days: int(to.Sub(from).Hours()/24) + 1,
@@ -118,31 +145,30 @@ func (g *group) key() string { return "gpu:" + g.provider + "/" + g.instanceType
 
 func (g *group) sum() (hours, gpuHours, cost decimal.Decimal) {
 	for _, r := range g.resources {
-		first, last := r.span()
-		h, gh, c, _, _ := r.sum(first, last)
-		hours, gpuHours, cost = hours.Add(h), gpuHours.Add(gh), cost.Add(c)
+		t := r.whole()
+		hours, gpuHours, cost = hours.Add(t.hours), gpuHours.Add(t.gpuHours), cost.Add(t.cost)
 	}
 	return
 }
 
 // evidence is the group's resources, the costliest first, at most
-// MaxEvidence of them, and how many more there are.
+// MaxEvidence of them, and how many more there are. Only those it lists
+// are turned into Evidence: a group can hold tens of thousands.
 func (g *group) evidence() ([]Evidence, int) {
-	out := make([]Evidence, 0, len(g.resources))
-	for _, r := range g.resources {
-		first, last := r.span()
-		out = append(out, r.evidence(first, last))
-	}
-	slices.SortFunc(out, func(a, b Evidence) int {
-		if c := b.Amount.Cmp(a.Amount); c != 0 {
+	rs := slices.Clone(g.resources)
+	slices.SortFunc(rs, func(a, b *resource) int {
+		if c := b.whole().cost.Cmp(a.whole().cost); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Resource, b.Resource)
+		return cmp.Compare(a.id, b.id)
 	})
-	if len(out) > MaxEvidence {
-		return out[:MaxEvidence], len(out) - MaxEvidence
+	n := min(len(rs), MaxEvidence)
+	out := make([]Evidence, 0, n)
+	for _, r := range rs[:n] {
+		t := r.whole()
+		out = append(out, r.evidence(t.first, t.last))
 	}
-	return out, 0
+	return out, len(rs) - n
 }
 
 // latestDay is the last day any GPU row is on.
@@ -227,12 +253,12 @@ func alwaysOn(rows []store.GPUResourceDay, w window) []Finding {
 // SteadyHoursPerDay or more a day on average (services, which need
 // on-demand capacity or several replicas). The spot cost includes the
 // advisor's interruption overhead (re-run work, restarts).
-func spot(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding {
+func spot(groups []*group, cat *pricing.Catalog, w window) []Finding {
 	ratio := decimal.RequireFromString(SpotMaxRatio)
 	overhead := decimal.NewFromFloat(pricing.DefaultAssumptions().SpotOverhead()).Round(4)
 	steady := decimal.NewFromInt(SteadyHoursPerDay)
 	var out []Finding
-	for _, g := range byInstanceType(byResource(rows, onDemandUSD)) {
+	for _, g := range groups {
 		in, ok := cat.Instance(advisor.CatalogProvider(g.provider), g.instanceType)
 		if !ok || in.OnDemand == nil || in.Spot == nil || in.Suspicious || in.Spot.GreaterThan(in.OnDemand.Mul(ratio)) {
 			continue
@@ -240,9 +266,8 @@ func spot(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding
 		kept := *g
 		kept.resources = nil
 		for _, r := range g.resources {
-			first, last := r.span()
-			h, _, _, _, n := r.sum(first, last)
-			if n > 0 && h.Div(decimal.NewFromInt(int64(n))).GreaterThanOrEqual(steady) {
+			t := r.whole()
+			if t.n > 0 && t.hours.Div(decimal.NewFromInt(int64(t.n))).GreaterThanOrEqual(steady) {
 				continue
 			}
 			kept.resources = append(kept.resources, r)
@@ -277,14 +302,28 @@ func spot(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding
 // cheaperGPU compares what the org paid per GPU-hour on demand, per
 // instance type, with the cheapest on-demand catalog offer of the same GPU
 // and GPUs per instance elsewhere (trusted prices only: no marketplace
-// offers, no prices flagged as suspicious).
-func cheaperGPU(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []Finding {
+// offers, no prices flagged as suspicious). A move is a standing decision,
+// so it is priced on sustained usage only: the type must have run on at
+// least CheaperMinDays days of the GPU bills, and the saving is scaled to a
+// month from the days those bills cover, never from a burst's own days
+// (docs/savings.md, "Cheaper GPU").
+func cheaperGPU(rows []store.GPUResourceDay, groups []*group, cat *pricing.Catalog) []Finding {
 	ratio := decimal.RequireFromString(CheaperMaxRatio)
+	first, last := daySpan(rows)
+	if first.IsZero() {
+		return nil
+	}
+	observed := int(last.Sub(first).Hours()/24) + 1
+	month := decimal.NewFromInt(MonthHours).Div(decimal.NewFromInt(int64(observed) * 24))
 	var out []Finding
 	insts := cat.Instances()
-	for _, g := range byInstanceType(byResource(rows, onDemandUSD)) {
+	for _, g := range groups {
 		_, gpuHours, cost := g.sum()
 		if !gpuHours.IsPositive() {
+			continue
+		}
+		used := g.usageDays()
+		if used < CheaperMinDays {
 			continue
 		}
 		gpu, _ := pricing.NormalizeGPU(g.gpu)
@@ -305,31 +344,29 @@ func cheaperGPU(rows []store.GPUResourceDay, cat *pricing.Catalog, w window) []F
 		if best == nil || bestRate.GreaterThan(paid.Mul(ratio)) {
 			continue
 		}
-		monthly := w.monthly(gpuHours.Mul(paid.Sub(bestRate)))
+		monthly := gpuHours.Mul(paid.Sub(bestRate)).Mul(month).Round(2)
 		if monthly.LessThan(MinMonthly) {
 			continue
 		}
 		out = append(out, Finding{
-			Kind: KindCheaperGPU, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(cost),
+			Kind: KindCheaperGPU, Currency: "USD", Monthly: monthly, Priced: true, Spend: cost.Mul(month).Round(2),
 			Title: fmt.Sprintf("%s GPU-hours on %s %s at %s/GPU-hour; %s has the same %s× %s at %s/GPU-hour",
 				num(gpuHours, 1), g.provider, g.instanceType, quantity.FormatMoney(paid, "USD"), catalogName(*best),
 				num(g.gpuCount, 3), gpu, quantity.FormatMoney(bestRate, "USD")),
-			Detail: fmt.Sprintf("Same GPU, same GPUs per machine, on demand. Price from %s (%s, region %s). Moving has its own costs "+
-				"(data transfer, another account, capacity), which this figure does not include.", catalogName(*best), best.Source, best.Region),
-			key: g.key(),
+			Detail: fmt.Sprintf("Used on %d of the %d days of GPU bills from %s to %s; the saving per month is what those days "+
+				"saved, scaled to a month from the %d days. Same GPU, same GPUs per machine, on demand. Price from %s (%s, region %s). "+
+				"Moving has its own costs (data transfer, another account, capacity), which this figure does not include.",
+				used, observed, dateOf(first), dateOf(last), observed, catalogName(*best), best.Source, best.Region),
+			Window: &Window{From: dateOf(first), To: dateOf(last), Days: observed, UsageDays: used},
+			key:    g.key(),
 		})
 		out[len(out)-1].Evidence, out[len(out)-1].MoreEvidence = g.evidence()
 	}
 	return out
 }
 
-// commitments finds the on-demand usage of each instance type that ran
-// every hour of every day of the GPU bills (at least CommitmentMinDays):
-// the part a 1-year savings plan or committed use discount would cover at
-// no risk. It is priced at discount when one is given; Burnrate's catalog
-// has no commitment rates.
-func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window) []Finding {
-	var first, last time.Time
+// daySpan is the first and last day of any GPU row.
+func daySpan(rows []store.GPUResourceDay) (first, last time.Time) {
 	for _, d := range rows {
 		if first.IsZero() || d.Day.Before(first) {
 			first = d.Day
@@ -338,6 +375,29 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 			last = d.Day
 		}
 	}
+	return first, last
+}
+
+// usageDays counts the distinct days any of the group's resources ran.
+func (g *group) usageDays() int {
+	seen := map[time.Time]bool{}
+	for _, r := range g.resources {
+		for d, v := range r.days {
+			if v.GPUHours.IsPositive() {
+				seen[d] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+// commitments finds the on-demand usage of each instance type that ran
+// every hour of every day of the GPU bills (at least CommitmentMinDays):
+// the part a 1-year savings plan or committed use discount would cover at
+// no risk. It is priced at discount when one is given; Burnrate's catalog
+// has no commitment rates.
+func commitments(rows []store.GPUResourceDay, groups []*group, discount decimal.Decimal) []Finding {
+	first, last := daySpan(rows)
 	if first.IsZero() {
 		return nil
 	}
@@ -347,7 +407,7 @@ func commitments(rows []store.GPUResourceDay, discount decimal.Decimal, w window
 	}
 	day := decimal.NewFromInt(24)
 	var out []Finding
-	for _, g := range byInstanceType(byResource(rows, onDemandUSD)) {
+	for _, g := range groups {
 		baseline := decimal.Zero
 		for i := range spanDays {
 			d := first.AddDate(0, 0, i)

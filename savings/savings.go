@@ -60,6 +60,10 @@ const (
 	// CheaperMaxRatio: another offer is worth a move when its $/GPU-hour is
 	// at most this share of what the org paid.
 	CheaperMaxRatio = "0.75"
+	// CheaperMinDays is how many days of the GPU bills an instance type
+	// must have run on before the cheaper-GPU finder prices a move: a
+	// saving per month needs sustained usage, not a burst.
+	CheaperMinDays = 7
 	// CommitmentMinDays is how many days of GPU bills the commitment finder
 	// needs before it calls usage steady.
 	CommitmentMinDays = 14
@@ -93,6 +97,9 @@ type Finding struct {
 	// MoreEvidence counts the resources left out of Evidence (it keeps the
 	// MaxEvidence costliest).
 	MoreEvidence int `json:"more_evidence"`
+	// Window is the bills a per-month figure is scaled from, when the
+	// finding uses its own (the cheaper-GPU finder); nil otherwise.
+	Window *Window `json:"window,omitempty"`
 	// key names the spend the finding is about (a GPU instance type, an LLM
 	// model): findings with the same key are alternatives, counted once.
 	key string
@@ -116,6 +123,15 @@ type Evidence struct {
 	Amount       decimal.Decimal `json:"amount"`
 	Charges      int64           `json:"charges"`
 	Note         string          `json:"note,omitempty"`
+}
+
+// Window is the evidence window of a finding: the days of bills its
+// per-month figure is scaled from, and how many of them the spend ran on.
+type Window struct {
+	From      string `json:"from"` // YYYY-MM-DD, first day
+	To        string `json:"to"`   // last day, included
+	Days      int    `json:"days"`
+	UsageDays int    `json:"usage_days"`
 }
 
 // Amount is a sum in one currency.
@@ -148,6 +164,9 @@ type Report struct {
 	// org's time zone.
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
+	// Through is the last day of bills included, YYYY-MM-DD: the day before
+	// To. Pages and the CLI show it, never To, which is the day after.
+	Through string `json:"through"`
 	// CoveredDays is how many days of that window the org has bills for;
 	// amounts are scaled from them to a month.
 	CoveredDays    decimal.Decimal `json:"covered_days"`
@@ -223,6 +242,7 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 	rep.CoveredDays = decimal.NewFromInt(covered)
 	rep.From = time.Date(dayFrom.Year(), dayFrom.Month(), dayFrom.Day(), 0, 0, 0, 0, loc)
 	rep.To = time.Date(dayTo.Year(), dayTo.Month(), dayTo.Day()+1, 0, 0, 0, 0, loc)
+	rep.Through = dateOf(dayTo)
 
 	prices, err := advisor.LoadOrgPrices(ctx, st, org.ID, advisor.PriceOverrides, now)
 	if err != nil {
@@ -232,7 +252,7 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 		"GPU prices: " + prices.Catalog.Source + " (as of " + prices.Catalog.AsOf + ")",
 		"LLM prices: " + prices.LLM.Source + " (as of " + prices.LLM.AsOf + ")",
 	}
-	days, err := st.GPUResourceDays(ctx, org.ID, rep.From, rep.To, loc)
+	days, err := st.GPUResourceDays(ctx, org.ID, dayFrom, dayTo.AddDate(0, 0, 1))
 	if err != nil {
 		return rep, fmt.Errorf("savings: %w", err)
 	}
@@ -242,10 +262,13 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 	}
 	var fs []Finding
 	fs = append(fs, alwaysOn(days, w)...)
-	fs = append(fs, spot(days, prices.Catalog, w)...)
-	fs = append(fs, cheaperGPU(days, prices.Catalog, w)...)
+	// The on-demand USD resources, by instance type, are what three
+	// finders read: grouped once.
+	onDemand := byInstanceType(byResource(days, onDemandUSD))
+	fs = append(fs, spot(onDemand, prices.Catalog, w)...)
+	fs = append(fs, cheaperGPU(days, onDemand, prices.Catalog)...)
 	fs = append(fs, routing(usage, prices.LLM, opts.RoutingShare, w, dayFrom, dayTo)...)
-	fs = append(fs, commitments(days, opts.CommitDiscount, w)...)
+	fs = append(fs, commitments(days, onDemand, opts.CommitDiscount)...)
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		if c := b.Monthly.Cmp(a.Monthly); c != 0 {
 			return c

@@ -160,7 +160,13 @@ func TestAlwaysOnInstanceWithoutTeam(t *testing.T) {
 	// 9 days around the clock, no tags.
 	importFOCUS(t, st, org, days("2026-11-01", 9, gpuLine{resource: "i-0abc", usage: g548, hours: 24, price: g548Price}))
 
-	f := only(t, find(t, st, org, savings.DefaultOptions()), savings.KindAlwaysOn)
+	rep := find(t, st, org, savings.DefaultOptions())
+	// The window ends on the last day of the bills, 2026-11-09: To is the
+	// day after (exclusive), Through the day shown.
+	if rep.Through != "2026-11-09" || rep.To.Format(time.DateOnly) != "2026-11-10" || rep.From.Format(time.DateOnly) != "2026-10-11" {
+		t.Errorf("window: from %s, through %s, to %s", rep.From, rep.Through, rep.To)
+	}
+	f := only(t, rep, savings.KindAlwaysOn)
 	// 24 × 16.288 = 390.912 a day; × 730/24 a month.
 	wantMoney(t, "monthly", f.Monthly, "11890.24")
 	if want := "g5.48xlarge i-0abc running 24/7 for 9 days, 390.91 USD/day, no tags at all"; f.Title != want {
@@ -223,22 +229,79 @@ func TestSpotCandidate(t *testing.T) {
 	}
 }
 
+// cheaperOf returns the report's cheaper-GPU finding, if any.
+func cheaperOf(rep savings.Report) (savings.Finding, bool) {
+	for _, f := range rep.Findings {
+		if f.Kind == savings.KindCheaperGPU {
+			return f, true
+		}
+	}
+	return savings.Finding{}, false
+}
+
 func TestCheaperGPU(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	org := newOrg(t, st, "acme")
-	// A serving node, owned, around the clock for 5 days, at the old
-	// us-east-1 p4d price.
-	importFOCUS(t, st, org, days("2026-11-01", 5, gpuLine{resource: "i-serve", usage: "USE1-BoxUsage:p4d.24xlarge", hours: 24,
+	// A serving node, owned, around the clock for the 30 days of the
+	// window, at the old us-east-1 p4d price.
+	importFOCUS(t, st, org, days("2026-11-01", 30, gpuLine{resource: "i-serve", usage: "USE1-BoxUsage:p4d.24xlarge", hours: 24,
 		price: "32.7726", tags: `{"team": "serving"}`}))
 
-	f := only(t, find(t, st, org, savings.DefaultOptions()), savings.KindCheaperGPU)
-	// 960 GPU-hours at 32.7726/8 = 4.096575 against Lambda's
-	// gpu_8x_a100 at 15.92/8 = 1.99: 960 × 2.106575 = 2022.312 over
-	// 120 h, × 730/120.
+	f, ok := cheaperOf(find(t, st, org, savings.DefaultOptions()))
+	if !ok {
+		t.Fatal("no cheaper-GPU finding on 30 steady days")
+	}
+	// 192 GPU-hours a day at 32.7726/8 = 4.096575 against Lambda's
+	// gpu_8x_a100 at 15.92/8 = 1.99: 404.4624 a day, 12,133.872 over the
+	// 30 days, × 730/720.
 	wantMoney(t, "monthly", f.Monthly, "12302.40")
 	if !strings.Contains(f.Title, "lambda gpu_8x_a100") || !strings.Contains(f.Title, "1.99 USD/GPU-hour") {
 		t.Errorf("title = %q", f.Title)
+	}
+	if w := f.Window; w == nil || *w != (savings.Window{From: "2026-11-01", To: "2026-11-30", Days: 30, UsageDays: 30}) {
+		t.Errorf("evidence window = %+v", f.Window)
+	}
+	if !strings.Contains(f.Detail, "Used on 30 of the 30 days of GPU bills from 2026-11-01 to 2026-11-30") {
+		t.Errorf("detail = %q", f.Detail)
+	}
+}
+
+// TestCheaperGPUIgnoresBurst: a one-day burst on a dear instance type is no
+// saving per month, whether it is the whole bill or one day of a month of
+// other GPU usage; a week of it is (docs/savings.md, "Cheaper GPU").
+func TestCheaperGPUIgnoresBurst(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	burst := gpuLine{resource: "i-burst", usage: "USE1-BoxUsage:p4d.24xlarge", hours: 24, price: "32.7726", tags: `{"team": "research"}`}
+
+	alone := newOrg(t, st, "alone")
+	importFOCUS(t, st, alone, days("2026-11-20", 1, burst))
+	if f, ok := cheaperOf(find(t, st, alone, savings.DefaultOptions())); ok {
+		t.Errorf("a 1-day bill's burst is priced per month: %s (%s)", f.Title, f.Monthly)
+	}
+
+	// A month of steady g5.48xlarge (no cheaper offer in the catalog) and
+	// the same one-day p4d burst.
+	month := newOrg(t, st, "month")
+	importFOCUS(t, st, month, append(days("2026-11-01", 30, gpuLine{resource: "i-steady", usage: g548, hours: 24,
+		price: g548Price, tags: `{"team": "serving"}`}), days("2026-11-20", 1, burst)...))
+	if f, ok := cheaperOf(find(t, st, month, savings.DefaultOptions())); ok {
+		t.Errorf("a 1-day burst in a month of bills is priced per month: %s (%s)", f.Title, f.Monthly)
+	}
+
+	// Seven days of it in that month is sustained: the saving of those 7
+	// days, 7 × 404.4624, scaled from the 30 days of bills (× 730/720).
+	week := newOrg(t, st, "week")
+	importFOCUS(t, st, week, append(days("2026-11-01", 30, gpuLine{resource: "i-steady", usage: g548, hours: 24,
+		price: g548Price, tags: `{"team": "serving"}`}), days("2026-11-10", savings.CheaperMinDays, burst)...))
+	f, ok := cheaperOf(find(t, st, week, savings.DefaultOptions()))
+	if !ok {
+		t.Fatal("7 days of usage found nothing")
+	}
+	wantMoney(t, "monthly", f.Monthly, "2870.56")
+	if w := f.Window; w == nil || w.Days != 30 || w.UsageDays != 7 {
+		t.Errorf("evidence window = %+v", f.Window)
 	}
 }
 

@@ -731,14 +731,21 @@ func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error)
 	return copied, nil
 }
 
-// RebuildDailySpend recomputes orgID's rollups from its charges, for when
-// the meaning of a day changes (the org's time zone).
+// RebuildDailySpend recomputes orgID's rollups (daily_spend and
+// gpu_resource_daily) from its charges, for when the meaning of a day
+// changes (the org's time zone).
 func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Location) error {
 	return s.InTx(ctx, func(tx *Store) error {
 		if _, err := tx.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1`, orgID); err != nil {
 			return mapError("rebuild daily spend", err)
 		}
-		_, err := tx.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1", "$2", ""), orgID, loc.String())
-		return mapError("rebuild daily spend", err)
+		if _, err := tx.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1", "$2", ""), orgID, loc.String()); err != nil {
+			return mapError("rebuild daily spend", err)
+		}
+		if _, err := tx.q.Exec(ctx, `DELETE FROM gpu_resource_daily WHERE org_id = $1`, orgID); err != nil {
+			return mapError("rebuild gpu resource days", err)
+		}
+		_, err := tx.q.Exec(ctx, rebuildGPUResourceDaily, orgID, loc.String())
+		return mapError("rebuild gpu resource days", err)
 	})
 }

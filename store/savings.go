@@ -54,10 +54,10 @@ func (d GPUResourceDay) InstanceHours() decimal.Decimal {
 }
 
 // GPUResourceDays returns orgID's GPU instance time per resource and day,
-// from Usage charges that carry GPU-hours and start in [from, to), days in
-// loc, in no particular order.
-func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.Time, loc *time.Location) ([]GPUResourceDay, error) {
-	rows, err := s.q.Query(ctx, gpuResourceDaysSQL, orgID, from, to, loc.String())
+// from Usage charges that carry GPU-hours, on the days [from, to) (civil
+// dates in the org's time zone, as midnight UTC), in no particular order.
+func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.Time) ([]GPUResourceDay, error) {
+	rows, err := s.q.Query(ctx, gpuResourceDaysSQL, orgID, from.Format(time.DateOnly), to.Format(time.DateOnly))
 	if err != nil {
 		return nil, mapError("gpu resource days", err)
 	}
@@ -70,32 +70,35 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 	return out, mapError("gpu resource days", err)
 }
 
-// gpuResourceDaysSQL classifies each row's purchase (see PurchaseSpot) and
-// adds up its day; no ORDER BY, which would sort the groups on disk for
-// nothing: the finders sort what they show.
+// gpuResourceDaysSQL reads the rollup of GPU usage per resource and day
+// (gpu_resource_daily, kept in step with charges by triggers: see
+// migrations/000021), merging the teams, tag states and GPU counts its key
+// keeps apart. Days are already in the org's time zone: $2 and $3 are
+// civil dates. No ORDER BY: the finders sort what they show.
 const gpuResourceDaysSQL = `
-		SELECT provider_name, resource_id, x_instance_type, x_gpu_type, max(x_gpu_count), billing_currency, purchase,
-			(charge_period_start AT TIME ZONE $4)::date AS day, sum(x_gpu_hours), sum(effective_cost), count(*),
+		SELECT provider, resource_id, instance_type, gpu_type, max(gpu_count), currency, purchase,
+			day, sum(gpu_hours), sum(cost), sum(rows)::bigint,
 			CASE WHEN bool_and(team <> '') AND min(team) = max(team) THEN min(team) ELSE '' END,
-			bool_and(tags IS NULL OR tags = '{}'::jsonb)
-		FROM (
-			SELECT *, CASE
-				WHEN sku ~* '(spot|preemptible)' THEN 'spot'
-				WHEN effective_cost <> billed_cost THEN 'committed'
-				ELSE 'on-demand' END AS purchase
-			FROM charges
-			WHERE org_id = $1 AND x_gpu_hours > 0 AND charge_category = 'Usage'
-				AND charge_period_start >= $2 AND charge_period_start < $3
-				-- Only the imports whose days reach the window (a day's margin
-				-- for a time zone changed since), read through charges' primary
-				-- key (org_id, import_id, line): charges has no index by time.
-				AND import_id IN (
-					SELECT id FROM imports
-					WHERE org_id = $1 AND status = 'succeeded'
-						AND (period_end IS NULL OR period_end >= ($2 AT TIME ZONE $4)::date - 1)
-						AND (period_start IS NULL OR period_start <= ($3 AT TIME ZONE $4)::date + 1))
-		) c
-		GROUP BY provider_name, resource_id, x_instance_type, x_gpu_type, billing_currency, purchase, day`
+			bool_and(untagged)
+		FROM gpu_resource_daily
+		WHERE org_id = $1 AND day >= $2::date AND day < $3::date
+		GROUP BY provider, resource_id, instance_type, gpu_type, currency, purchase, day`
+
+// rebuildGPUResourceDaily recomputes orgID's GPU usage rollup from its
+// charges in loc's days (the triggers keep it in step otherwise).
+const rebuildGPUResourceDaily = `
+		INSERT INTO gpu_resource_daily (org_id, day, provider, resource_id, instance_type, gpu_type, gpu_count,
+			currency, purchase, team, untagged, gpu_hours, cost, rows)
+		SELECT c.org_id, (c.charge_period_start AT TIME ZONE $2)::date, c.provider_name, c.resource_id,
+			c.x_instance_type, c.x_gpu_type, c.x_gpu_count, c.billing_currency,
+			CASE WHEN c.sku ~* '(spot|preemptible)' THEN 'spot'
+				WHEN c.effective_cost <> c.billed_cost THEN 'committed'
+				ELSE 'on-demand' END,
+			c.team, (c.tags IS NULL OR c.tags = '{}'::jsonb),
+			sum(c.x_gpu_hours), sum(c.effective_cost), count(*)
+		FROM charges c
+		WHERE c.org_id = $1 AND c.x_gpu_hours > 0 AND c.charge_category = 'Usage'
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`
 
 // SpendDays returns the first and last day of orgID's daily rollup within
 // [from, to] (days in the org's time zone), and false when it has none: how

@@ -23,7 +23,14 @@ import (
 // computation, so its URL is shareable and needs no CSRF token; htmx asks
 // for the results fragment alone as the inputs change.
 func (s *Server) handleAdvisor(c echo.Context) error {
-	form := withDefaults(c.QueryParams(), advisorDefaults())
+	defaults := advisorDefaults()
+	if _, asked := c.QueryParams()["job"]; asked {
+		// The example job, 1B tokens included, fills the page opened bare;
+		// a question asked without its tokens gets the message naming the
+		// field (advisor.AdviseBody), never the example's 1B.
+		defaults.Del("tokens")
+	}
+	form := withDefaults(c.QueryParams(), defaults)
 	if _, asked := form["concurrency"]; !asked && form.Get("job") == string(pricing.JobServing) && form.Get("target_tokens_per_s") == "" {
 		// Serving is sized by the sequences in flight: a link that names
 		// only the job and the model gets a common serving load, shown in

@@ -39,3 +39,49 @@ func (s *Server) handleAPIBreakEven(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, res)
 }
+
+// tiersJSON is the org's tier table edits in the API: API model → open
+// model, or "none".
+type tiersJSON struct {
+	Substitutes map[string]string `json:"substitutes"`
+}
+
+// handleAPITiers returns the org's saved tier table edits (empty: the
+// shipped table).
+func (s *Server) handleAPITiers(c echo.Context) error {
+	subs, err := advisor.OrgSubstitutes(c.Request().Context(), s.db(c), currentOrg(c).ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tiersJSON{Substitutes: subs})
+}
+
+// handleAPITiersSet replaces the org's tier table edits with the body's;
+// {"substitutes": {}} resets them.
+func (s *Server) handleAPITiersSet(c echo.Context) error {
+	var body tiersJSON
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	saved, err := advisor.SaveSubstitutes(c.Request().Context(), s.db(c), currentOrg(c).ID, apiUserID(c),
+		advisor.FormatSubstitutes(body.Substitutes))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tiersJSON{Substitutes: saved})
+}
+
+// handleAPITiersReset drops the org's tier table edits.
+func (s *Server) handleAPITiersReset(c echo.Context) error {
+	if err := s.db(c).SetModelSubstitutes(c.Request().Context(), currentOrg(c).ID, apiUserID(c), nil); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tiersJSON{Substitutes: map[string]string{}})
+}
+
+func apiUserID(c echo.Context) int64 {
+	if u := currentUser(c); u != nil {
+		return u.ID
+	}
+	return 0
+}

@@ -76,9 +76,14 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 		}
 	}
 	form = withDefaults(form, breakEvenDefaults(usage, peak))
+	tiers, err := st.ModelSubstitutes(ctx, org.ID)
+	if err != nil {
+		return views.BreakEvenView{}, err
+	}
 	v := views.BreakEvenView{
 		Form: form, Link: "/breakeven?" + form.Encode(), Usage: usage, Peak: peak, Scenarios: scenarios,
 		UsageFrom: from.Format(time.DateOnly), UsageTo: to.AddDate(0, 0, -1).Format(time.DateOnly),
+		Tiers: tiers, TiersText: tiersText(tiers),
 	}
 	b, errs := breakEvenBodyFromForm(form)
 	// The mix is always the org's own usage, each model at its own rates.
@@ -323,4 +328,56 @@ func breakEvenChart(r pricing.BreakEvenResult, models []string, volume float64) 
 		"yAxis":     map[string]any{"type": "log", "name": "USD / month", "axisLabel": map[string]any{"formatter": "usd"}},
 		"series":    series,
 	}
+}
+
+// tiersText is an org's saved tier table edits as the form writes them.
+func tiersText(ts []store.ModelSubstitute) string {
+	m := map[string]string{}
+	for _, t := range ts {
+		m[t.APIModel] = t.OpenModel
+	}
+	return advisor.FormatSubstitutes(m)
+}
+
+// handleTiersSave saves the org's tier table edits (advisor.SaveSubstitutes):
+// every break-even of the org uses them from then on. A bad edit shows the
+// page with the message and the text as typed.
+func (s *Server) handleTiersSave(c echo.Context) error {
+	text := c.FormValue("tiers")
+	if len(text) > 10_000 {
+		return advisor.BadInput("tiers: at most 10,000 characters")
+	}
+	_, err := advisor.SaveSubstitutes(c.Request().Context(), s.db(c), currentOrg(c).ID, currentUser(c).ID, text)
+	var ie *advisor.InputError
+	if errors.As(err, &ie) {
+		return s.tiersPage(c, text, "Tier table edits: "+strings.TrimPrefix(ie.Error(), "substitutes: "))
+	}
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		s.flash(c, "The shipped tier table is used again.")
+	} else {
+		s.flash(c, "Saved your tier table: every break-even of "+currentOrg(c).Name+" uses it.")
+	}
+	return c.Redirect(http.StatusSeeOther, "/breakeven#org-tiers")
+}
+
+// handleTiersReset drops the org's tier table edits.
+func (s *Server) handleTiersReset(c echo.Context) error {
+	if err := s.db(c).SetModelSubstitutes(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, nil); err != nil {
+		return err
+	}
+	s.flash(c, "The shipped tier table is used again.")
+	return c.Redirect(http.StatusSeeOther, "/breakeven#org-tiers")
+}
+
+// tiersPage is the break-even page with a refused tier table edit.
+func (s *Server) tiersPage(c echo.Context, text, msg string) error {
+	v, err := s.breakEvenView(c, url.Values{})
+	if err != nil {
+		return err
+	}
+	v.TiersText, v.TiersError = text, msg
+	return render(c, http.StatusUnprocessableEntity, views.BreakEvenPage(s.shell(c, "Break-even", "breakeven"), v))
 }

@@ -214,6 +214,10 @@ func (s *Server) routes() {
 	e.POST("/breakeven/scenarios", s.handleScenarioCreate, app()...)
 	e.GET("/breakeven/scenarios/:id", s.handleScenarioShow, app()...)
 	e.POST("/breakeven/scenarios/:id/delete", s.handleScenarioDelete, app()...)
+	// The org's tier table edits change every break-even of the org and
+	// the digest's hint: admins set them, as they set prices.
+	e.POST("/breakeven/tiers", s.handleTiersSave, admin...)
+	e.POST("/breakeven/tiers/reset", s.handleTiersReset, admin...)
 	e.GET("/prices", s.handlePrices, app()...)
 	e.POST("/prices/gpu", s.handleGPUOverrideCreate, admin...)
 	// The file's own cap is checked by the handler, with a clearer message;
@@ -226,6 +230,9 @@ func (s *Server) routes() {
 	e.POST("/prices/llm/:id/delete", s.handleLLMOverrideDelete, admin...)
 	e.POST("/api/v1/advise", s.handleAPIAdvise, api...)
 	e.POST("/api/v1/breakeven", s.handleAPIBreakEven, api...)
+	e.GET("/api/v1/tiers", s.handleAPITiers, api...)
+	e.PUT("/api/v1/tiers", s.handleAPITiersSet, api...)
+	e.DELETE("/api/v1/tiers", s.handleAPITiersReset, api...)
 	// --- end GPU advisor, break-even and prices ---
 
 	// Savings found in the org's bills: the what-if is the query string.

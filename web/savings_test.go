@@ -87,6 +87,11 @@ func TestSavingsPage(t *testing.T) {
 	if got := strings.TrimSpace(d.Find(`[data-testid=savings-total]`).Text()); got != "15,394.24 USD/month" {
 		t.Errorf("total = %q", got)
 	}
+	// The bills end on 2026-11-10: the window shows that day, not the day
+	// after (the report's exclusive end).
+	if got := d.Find(`[data-testid=savings-window]`).Text(); !strings.Contains(got, "2026-10-12 to 2026-11-10 (") {
+		t.Errorf("window = %q, want it to end on the last day of the bills, 2026-11-10", got)
+	}
 	if v, _ := d.Find(`[data-testid=share-input]`).Attr("value"); v != "40" {
 		t.Errorf("share input = %q, want the default 40", v)
 	}

@@ -73,6 +73,13 @@ func TestAdviseJSON(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// Training is sized by its tokens, as on the page and in the API:
+	// prompt tokens (a batch-inference input) do not stand in for them.
+	err = run(context.Background(), []string{"advise", "--job", "training", "--model", "llama-3.1-8b", "--input-tokens", "3B"},
+		env(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "tokens: a training job is sized by its training tokens") {
+		t.Errorf("training without tokens: %v", err)
+	}
 }
 
 func TestBreakEvenJSON(t *testing.T) {
@@ -249,5 +256,34 @@ func TestAdviseCLIShowsInstancesAndBadges(t *testing.T) {
 	if err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "4", "--datacenter-only", "maybe"},
 		env(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
 		t.Error("--datacenter-only maybe accepted")
+	}
+}
+
+// TestBreakEvenUsesOrgTierTable: with --org, the break-even compares each
+// model with the open model the org's saved tier table names.
+func TestBreakEvenUsesOrgTierTable(t *testing.T) {
+	t.Parallel()
+	url := storetest.URL(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Tiered"})
+	if err := st.SetModelSubstitutes(context.Background(), org.ID, owner.ID, map[string]string{"gpt-4o": "llama-3.3-70b"}); err != nil {
+		t.Fatal(err)
+	}
+	for slug, want := range map[string]string{org.Slug: "open model from yours", "": "deepseek-v3 (frontier open, tier table)"} {
+		args := []string{"breakeven", "--usage", "gpt-4o=1B/200M", "--model", "gpt-4o"}
+		if slug != "" {
+			args = append(args, "--org", slug)
+		}
+		var out bytes.Buffer
+		if err := run(context.Background(), args, env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--org %q: output lacks %q:\n%s", slug, want, out.String())
+		}
 	}
 }

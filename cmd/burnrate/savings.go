@@ -57,7 +57,7 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		return nil
 	}
 	fmt.Fprintf(stdout, "Bills of %s to %s (%s days with charges), per month of 730 hours.\n",
-		rep.From.Format(time.DateOnly), rep.To.Format(time.DateOnly), rep.CoveredDays)
+		rep.From.Format(time.DateOnly), rep.Through, rep.CoveredDays)
 	if len(rep.Totals) == 0 {
 		fmt.Fprintln(stdout, "Savings found: none.")
 	}
@@ -70,6 +70,9 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 			amount = quantity.FormatMoney(f.Monthly, f.Currency) + "/month"
 		}
 		fmt.Fprintf(stdout, "\n[%s] %s\n  %s\n  %s\n", f.Kind, f.Title, amount, f.Detail)
+		if w := f.Window; w != nil {
+			fmt.Fprintf(stdout, "  evidence window: %s to %s (%d days of GPU bills, used on %d)\n", w.From, w.To, w.Days, w.UsageDays)
+		}
 		for _, e := range f.Evidence {
 			what := e.Resource
 			if e.Model != "" {

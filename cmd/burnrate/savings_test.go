@@ -51,7 +51,7 @@ func TestSavingsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Savings found: 11,890.24 USD/month", "[always-on] g5.48xlarge i-0abc running 24/7 for 9 days, 390.91 USD/day, no tags at all",
+	for _, want := range []string{"Bills of 2026-10-11 to 2026-11-09 (9 days with charges)", "Savings found: 11,890.24 USD/month", "[always-on] g5.48xlarge i-0abc running 24/7 for 9 days, 390.91 USD/day, no tags at all",
 		"AWS g5.48xlarge i-0abc: 2026-11-01 to 2026-11-09, 216 instance-hours, 9 charges, 3,518.21 USD"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
