@@ -1,0 +1,137 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/store/storetest"
+)
+
+// basisSource is a sliceSource whose file states one cost basis.
+type basisSource struct {
+	sliceSource
+	basis store.CostBasis
+}
+
+func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
+
+// wantSpendByMatchesCube fails unless daily_spend_by holds, for every
+// dimension, exactly the sums of daily_spend over the other eight: the same
+// keys (none left at zero) and the same measures to the last digit.
+func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
+	t.Helper()
+	var missing, extra, keys int
+	err := st.Pool().QueryRow(context.Background(), `
+		WITH cube AS (
+			SELECT k.dim, d.day, k.value, d.currency, sum(d.billed) AS billed, sum(d.effective) AS effective,
+				sum(d.gpu_hours) AS gpu_hours, sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens,
+				sum(d.cached_tokens) AS cached_tokens, sum(d.requests) AS requests, sum(d.rows) AS rows
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
+				('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
+				('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+			WHERE d.org_id = $1
+			GROUP BY 1, 2, 3, 4
+		), by AS (
+			SELECT dim, day, value, currency, billed, effective, gpu_hours, input_tokens::numeric, output_tokens::numeric,
+				cached_tokens::numeric, requests::numeric, rows::numeric
+			FROM daily_spend_by WHERE org_id = $1
+		)
+		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM by) x),
+			(SELECT count(*) FROM (SELECT * FROM by EXCEPT ALL SELECT * FROM cube) x),
+			(SELECT count(*) FROM by)`, orgID).Scan(&missing, &extra, &keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing != 0 || extra != 0 {
+		t.Fatalf("%s: daily_spend_by differs from daily_spend: %d keys missing or different, %d extra (of %d)", step, missing, extra, keys)
+	}
+	if keys == 0 {
+		var n int
+		_ = st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM daily_spend WHERE org_id = $1`, orgID).Scan(&n)
+		if n != 0 {
+			t.Fatalf("%s: daily_spend_by is empty, daily_spend has %d rows", step, n)
+		}
+	}
+}
+
+// TestSpendByDimensionFollowsTheCube: the per-dimension rollup stays equal
+// to the wide one through everything that writes it: imports of each kind
+// (with amounts of many decimals), a restated period, an amortized export
+// beside the actual-cost one, a deleted import, a rebuild in another time
+// zone, and charges spread over many keys (random data).
+func TestSpendByDimensionFollowsTheCube(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	data := genSpendData(t, st, 7)
+	wantSpendByMatchesCube(t, st, data.org.ID, "random imports")
+	loc, _ := time.LoadLocation("Asia/Tokyo")
+	if err := st.RebuildDailySpend(ctx, data.org.ID, loc); err != nil {
+		t.Fatal(err)
+	}
+	wantSpendByMatchesCube(t, st, data.org.ID, "rebuilt in another time zone")
+
+	// The steps below import in UTC, the org's zone.
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	if org.TimeZone != "UTC" {
+		t.Fatalf("org's time zone %q, want UTC", org.TimeZone)
+	}
+
+	manyDecimals := func(c *store.Charge) {
+		c.BilledCost = decimal.RequireFromString("0.123456789012345")
+		c.EffectiveCost = decimal.RequireFromString("0.000000000001")
+		c.GPUType, c.GPUHours, c.Model = "H100", decimal.RequireFromString("1.25"), "gpt-4o"
+		c.InputTokens, c.OutputTokens = 1000, 10
+	}
+	importRows(t, st, org, store.DedupeNone,
+		charge(2, "2026-11-01 00:00", "10.10"), charge(3, "2026-11-02 00:00", "5.05", manyDecimals))
+	wantSpendByMatchesCube(t, st, org.ID, "first November export")
+	// The restated export replaces November: the row of the 2nd goes, its
+	// keys with it.
+	importRows(t, st, org, store.DedupeNone, charge(2, "2026-11-01 00:00", "10.10"), charge(3, "2026-11-03 00:00", "2.5"))
+	wantSpendByMatchesCube(t, st, org.ID, "restated November")
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM daily_spend_by WHERE org_id = $1 AND day = '2026-11-02'`, org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("keys of the replaced day: %d (%v), want none", n, err)
+	}
+
+	// An amortized export of the same period moves costs between columns.
+	amortized := []store.Charge{charge(2, "2026-11-01 00:00", "9", func(c *store.Charge) { c.BilledCost, c.Team = decimal.Zero, "finance" })}
+	imp, err := st.CreateImport(ctx, store.NewImport{OrgID: org.ID, FileName: "amortized.csv", SHA256: []byte("amortized"), Via: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.InTx(ctx, func(tx *store.Store) error {
+		_, err := tx.WriteCharges(ctx, org.ID, imp.ID, time.UTC, store.DedupeNone,
+			&basisSource{sliceSource: sliceSource{rows: amortized}, basis: store.CostAmortized})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantSpendByMatchesCube(t, st, org.ID, "amortized export beside actual cost")
+
+	// Keyed rows: skipped, then restated buckets.
+	key := func(src, k string) func(*store.Charge) {
+		return func(c *store.Charge) {
+			c.Source, c.DedupeKey, c.BillingPeriodStart, c.Model = src, k, time.Time{}, "claude-sonnet-4-5"
+		}
+	}
+	importRows(t, st, org, store.DedupeSkip, charge(2, "2026-11-04 10:00", "0.5", key("litellm-spend", "a")))
+	importRows(t, st, org, store.DedupeReplace, charge(2, "2026-11-04 00:00", "3", key("openai-usage", "d1")))
+	importRows(t, st, org, store.DedupeReplace, charge(2, "2026-11-04 00:00", "4.75", key("openai-usage", "d1")))
+	wantSpendByMatchesCube(t, st, org.ID, "keyed imports")
+
+	// Deleting an import takes its rows out of both.
+	if err := st.DeleteImport(ctx, org.ID, imp.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantSpendByMatchesCube(t, st, org.ID, "deleted import")
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM daily_spend WHERE org_id = $1 AND team = 'finance'`, org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rollup rows of the deleted import's own slice: %d (%v), want none", n, err)
+	}
+}
