@@ -391,10 +391,10 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 	query := `
 		WITH r AS (
 			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
-				sum(`+f.Cost.column()+`) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
+				sum(` + f.Cost.column() + `) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
 				sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(requests) AS requests
 			FROM daily_spend
-			WHERE `+where+`
+			WHERE ` + where + `
 			GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 		)
 		SELECT grouping(provider, service, sub_account, model, gpu_type, team, source, charge_category),
