@@ -411,13 +411,24 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// each are daily_spend_by's rows as they are, and only the drivers
 		// need combinations (four dimensions, not nine). Rows come in the
 		// shape of the grouping sets above.
-		args = []any{args[0], f.From, f.To}
+		// The drivers of the range's whole months come from
+		// monthly_drivers, those of its other days from daily_spend.
+		months, after := wholeMonths(f.From, f.To)
+		args = []any{args[0], f.From, f.To, months, after}
 		cost := f.Cost.column()
 		query = `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
-			sum(` + cost + `), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
-		FROM daily_spend
-		WHERE org_id = $1 AND day BETWEEN $2 AND $3
+			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
+		FROM (
+			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost
+			FROM monthly_drivers WHERE org_id = $1 AND month >= $4::date AND month < $5::date
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			FROM daily_spend WHERE org_id = $1 AND day >= $2::date AND day < least($4::date, $3::date + 1)
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			FROM daily_spend WHERE org_id = $1 AND day >= greatest($5::date, $2::date) AND day <= $3::date
+		) d
 		GROUP BY 2, 3, 4, 5, 10
 		UNION ALL
 		SELECT CASE dim WHEN 'gpu_type' THEN ` + strconv.Itoa(setGPU) + ` WHEN 'model' THEN ` + strconv.Itoa(setModel) + `
@@ -487,6 +498,23 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		slices.Sort(vs)
 	}
 	return b, err
+}
+
+// wholeMonths returns the first days of the first and of the month after
+// the last whole month in from..to (both included): the range's whole
+// months are those from first on and before after, none when after is
+// not after first.
+func wholeMonths(from, to time.Time) (first, after time.Time) {
+	first = time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if from.Day() != 1 {
+		first = first.AddDate(0, 1, 0)
+	}
+	next := to.AddDate(0, 0, 1)
+	after = time.Date(next.Year(), next.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if !after.After(first) {
+		after = first
+	}
+	return first, after
 }
 
 // unfiltered reports whether f selects every dimension's values.

@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/store"
@@ -20,8 +22,9 @@ type basisSource struct {
 func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
 
 // wantSpendByMatchesCube fails unless daily_spend_by holds, for every
-// dimension, exactly the sums of daily_spend over the other eight: the same
-// keys (none left at zero) and the same measures to the last digit.
+// dimension, exactly the sums of daily_spend over the other eight, and
+// monthly_drivers the sums of each month: the same keys (none left at
+// zero) and the same measures to the last digit.
 func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
 	t.Helper()
 	var missing, extra, keys int
@@ -49,6 +52,24 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 	}
 	if missing != 0 || extra != 0 {
 		t.Fatalf("%s: daily_spend_by differs from daily_spend: %d keys missing or different, %d extra (of %d)", step, missing, extra, keys)
+	}
+	err = st.Pool().QueryRow(context.Background(), `
+		WITH cube AS (
+			SELECT day - extract(day FROM day)::int + 1 AS month, provider, service, sub_account, model, currency,
+				sum(billed) AS billed, sum(effective) AS effective, sum(rows) AS rows
+			FROM daily_spend WHERE org_id = $1
+			GROUP BY 1, 2, 3, 4, 5, 6
+		), m AS (
+			SELECT month, provider, service, sub_account, model, currency, billed, effective, rows::numeric
+			FROM monthly_drivers WHERE org_id = $1
+		)
+		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
+			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, orgID).Scan(&missing, &extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing != 0 || extra != 0 {
+		t.Fatalf("%s: monthly_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
 	}
 	if keys == 0 {
 		var n int
@@ -133,5 +154,77 @@ func TestSpendByDimensionFollowsTheCube(t *testing.T) {
 	wantSpendByMatchesCube(t, st, org.ID, "deleted import")
 	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM daily_spend WHERE org_id = $1 AND team = 'finance'`, org.ID).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("rollup rows of the deleted import's own slice: %d (%v), want none", n, err)
+	}
+}
+
+// TestUnfilteredBreakdownEqualsTheCube: a breakdown with no filter, read
+// from monthly_drivers and daily_spend_by, is the one the wide rollup
+// gives, driver by driver, for ranges within a month, across months, and
+// of whole months, in both cost bases.
+func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	data := genSpendData(t, st, 11)
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	for _, r := range [][2]string{
+		{"2026-03-01", "2026-03-31"}, {"2026-03-01", "2026-03-30"}, {"2026-03-02", "2026-03-31"}, {"2026-02-20", "2026-04-10"}, {"2026-02-25", "2026-03-31"},
+		{"2026-03-01", "2026-04-03"}, {"2026-03-05", "2026-03-20"}, {"2026-01-01", "2026-12-31"}, {"2026-03-31", "2026-04-01"},
+	} {
+		for _, basis := range []store.CostBasis{store.CostBilled, store.CostAmortized} {
+			f := store.SpendFilter{From: day(r[0]), To: day(r[1]), Cost: basis}
+			b, err := st.SpendBreakdown(ctx, data.org.ID, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			col := "billed"
+			if basis == store.CostAmortized {
+				col = "effective"
+			}
+			want := map[string]decimal.Decimal{}
+			rows, err := st.Pool().Query(ctx, `
+				SELECT 'driver|' || provider || '|' || service || '|' || sub_account || '|' || model || '|' || currency, sum(`+col+`)
+				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 GROUP BY 1
+				UNION ALL
+				SELECT 'gpu|' || gpu_type || '|' || currency || '|' || trim_scale(sum(gpu_hours)), sum(`+col+`)
+				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND gpu_type <> '' GROUP BY gpu_type, currency
+				UNION ALL
+				SELECT 'model|' || model || '|' || currency || '|' || sum(input_tokens) || '|' || sum(output_tokens) || '|' || sum(requests), sum(`+col+`)
+				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND model <> '' GROUP BY model, currency
+				UNION ALL
+				SELECT DISTINCT 'facet|team|' || team, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND team <> ''
+				UNION ALL
+				SELECT DISTINCT 'facet|category|' || charge_category, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND charge_category <> ''
+				UNION ALL
+				SELECT DISTINCT 'facet|source|' || source, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND source <> ''`,
+				data.org.ID, f.From, f.To)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var k string
+			var v decimal.Decimal
+			if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { want[k] = v; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]decimal.Decimal{}
+			for _, d := range b.Drivers {
+				got["driver|"+d.Provider+"|"+d.Service+"|"+d.Account+"|"+d.Model+"|"+d.Currency] = d.Amount
+			}
+			for _, g := range b.GPUs {
+				got["gpu|"+g.GPUType+"|"+g.Currency+"|"+g.GPUHours.String()] = g.Amount
+			}
+			for _, m := range b.Models {
+				got[fmt.Sprint("model|", m.Model, "|", m.Currency, "|", m.InputTokens, "|", m.OutputTokens, "|", m.Requests)] = m.Amount
+			}
+			for dim, name := range map[store.Dimension]string{store.DimTeam: "team", store.DimCategory: "category", store.DimSource: "source"} {
+				for _, v := range b.Facets[dim] {
+					got["facet|"+name+"|"+v] = decimal.Zero
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%v %s: %d breakdown rows, want %d\ngot  %v\nwant %v", r, basis, len(got), len(want), got, want)
+			}
+			equalSums(t, fmt.Sprint(r, basis), got, want)
+		}
 	}
 }
