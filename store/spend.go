@@ -411,23 +411,23 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// each are daily_spend_by's rows as they are, and only the drivers
 		// need combinations (four dimensions, not nine). Rows come in the
 		// shape of the grouping sets above.
-		// The drivers of the range's whole months come from
-		// monthly_drivers, those of its other days from daily_spend.
-		months, after := wholeMonths(f.From, f.To)
-		args = []any{args[0], f.From, f.To, months, after}
+		// The drivers of the range's whole months and weeks come from
+		// period_drivers, those of its other days from daily_spend.
+		months, weeks, days := driverSpans(f.From, f.To)
+		args = []any{args[0], f.From, f.To, months, weeks, days}
 		cost := f.Cost.column()
 		query = `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
 			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM (
 			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost
-			FROM monthly_drivers WHERE org_id = $1 AND month >= $4::date AND month < $5::date
+			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($4::date[])
 			UNION ALL
 			SELECT provider, service, sub_account, model, currency, ` + cost + `
-			FROM daily_spend WHERE org_id = $1 AND day >= $2::date AND day < least($4::date, $3::date + 1)
+			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
 			UNION ALL
 			SELECT provider, service, sub_account, model, currency, ` + cost + `
-			FROM daily_spend WHERE org_id = $1 AND day >= greatest($5::date, $2::date) AND day <= $3::date
+			FROM daily_spend WHERE org_id = $1 AND day = ANY($6::date[])
 		) d
 		GROUP BY 2, 3, 4, 5, 10
 		UNION ALL
@@ -500,21 +500,29 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 	return b, err
 }
 
-// wholeMonths returns the first days of the first and of the month after
-// the last whole month in from..to (both included): the range's whole
-// months are those from first on and before after, none when after is
-// not after first.
-func wholeMonths(from, to time.Time) (first, after time.Time) {
-	first = time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
-	if from.Day() != 1 {
-		first = first.AddDate(0, 1, 0)
+// driverSpans splits from..to (both included) into whole months, whole
+// ISO weeks (from Monday) and single days, each day in exactly one of them,
+// given by their first days: months where they fit, weeks where they fit
+// and take no whole month's day, days for the rest.
+func driverSpans(from, to time.Time) (months, weeks, days []time.Time) {
+	for d := from; !d.After(to); {
+		nextMonth := time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+		if d.Day() == 1 && nextMonth.AddDate(0, 0, -1).Compare(to) <= 0 {
+			months = append(months, d)
+			d = nextMonth
+			continue
+		}
+		weekEnd := d.AddDate(0, 0, 6)
+		wholeMonthNext := nextMonth.AddDate(0, 1, -1).Compare(to) <= 0
+		if d.Weekday() == time.Monday && weekEnd.Compare(to) <= 0 && (weekEnd.Before(nextMonth) || !wholeMonthNext) {
+			weeks = append(weeks, d)
+			d = weekEnd.AddDate(0, 0, 1)
+			continue
+		}
+		days = append(days, d)
+		d = d.AddDate(0, 0, 1)
 	}
-	next := to.AddDate(0, 0, 1)
-	after = time.Date(next.Year(), next.Month(), 1, 0, 0, 0, 0, time.UTC)
-	if !after.After(first) {
-		after = first
-	}
-	return first, after
+	return months, weeks, days
 }
 
 // unfiltered reports whether f selects every dimension's values.

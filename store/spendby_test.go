@@ -23,7 +23,7 @@ func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
 
 // wantSpendByMatchesCube fails unless daily_spend_by holds, for every
 // dimension, exactly the sums of daily_spend over the other eight, and
-// monthly_drivers the sums of each month: the same keys (none left at
+// period_drivers the sums of each week and month: the same keys (none left at
 // zero) and the same measures to the last digit.
 func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
 	t.Helper()
@@ -55,13 +55,16 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 	}
 	err = st.Pool().QueryRow(context.Background(), `
 		WITH cube AS (
-			SELECT day - extract(day FROM day)::int + 1 AS month, provider, service, sub_account, model, currency,
+			SELECT p.grain, p.start, provider, service, sub_account, model, currency,
 				sum(billed) AS billed, sum(effective) AS effective, sum(rows) AS rows
-			FROM daily_spend WHERE org_id = $1
-			GROUP BY 1, 2, 3, 4, 5, 6
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
+			WHERE org_id = $1
+			GROUP BY 1, 2, 3, 4, 5, 6, 7
 		), m AS (
-			SELECT month, provider, service, sub_account, model, currency, billed, effective, rows::numeric
-			FROM monthly_drivers WHERE org_id = $1
+			SELECT grain, start, provider, service, sub_account, model, currency, billed, effective, rows::numeric
+			FROM period_drivers WHERE org_id = $1
 		)
 		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
 			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, orgID).Scan(&missing, &extra)
@@ -69,7 +72,7 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 		t.Fatal(err)
 	}
 	if missing != 0 || extra != 0 {
-		t.Fatalf("%s: monthly_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
+		t.Fatalf("%s: period_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
 	}
 	if keys == 0 {
 		var n int
@@ -158,7 +161,7 @@ func TestSpendByDimensionFollowsTheCube(t *testing.T) {
 }
 
 // TestUnfilteredBreakdownEqualsTheCube: a breakdown with no filter, read
-// from monthly_drivers and daily_spend_by, is the one the wide rollup
+// from period_drivers and daily_spend_by, is the one the wide rollup
 // gives, driver by driver, for ranges within a month, across months, and
 // of whole months, in both cost bases.
 func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
@@ -168,7 +171,7 @@ func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
 	data := genSpendData(t, st, 11)
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
 	for _, r := range [][2]string{
-		{"2026-03-01", "2026-03-31"}, {"2026-03-01", "2026-03-30"}, {"2026-03-02", "2026-03-31"}, {"2026-02-20", "2026-04-10"}, {"2026-02-25", "2026-03-31"},
+		{"2026-03-01", "2026-03-31"}, {"2026-03-01", "2026-03-30"}, {"2026-02-23", "2026-03-08"}, {"2026-02-23", "2026-04-05"}, {"2026-03-02", "2026-03-31"}, {"2026-02-20", "2026-04-10"}, {"2026-02-25", "2026-03-31"},
 		{"2026-03-01", "2026-04-03"}, {"2026-03-05", "2026-03-20"}, {"2026-01-01", "2026-12-31"}, {"2026-03-31", "2026-04-01"},
 	} {
 		for _, basis := range []store.CostBasis{store.CostBilled, store.CostAmortized} {
@@ -225,6 +228,53 @@ func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
 				t.Fatalf("%v %s: %d breakdown rows, want %d\ngot  %v\nwant %v", r, basis, len(got), len(want), got, want)
 			}
 			equalSums(t, fmt.Sprint(r, basis), got, want)
+		}
+	}
+}
+
+// TestDriverSpansCoverEachDayOnce: the months, weeks and days a range is
+// read in cover each of its days exactly once, and stay few: at most 6
+// odd days, 5 weeks and 6 more days at each end of the whole months.
+func TestDriverSpansCoverEachDayOnce(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 400; i += 3 {
+		for _, n := range []int{1, 6, 7, 13, 30, 31, 60, 90, 365, 732} {
+			from := start.AddDate(0, 0, i)
+			to := from.AddDate(0, 0, n-1)
+			months, weeks, days := store.DriverSpans(from, to)
+			seen := map[time.Time]int{}
+			for _, m := range months {
+				if m.Day() != 1 {
+					t.Fatalf("%s..%s: month %s does not start on the 1st", from, to, m)
+				}
+				for d := m; d.Month() == m.Month(); d = d.AddDate(0, 0, 1) {
+					seen[d]++
+				}
+			}
+			for _, w := range weeks {
+				if w.Weekday() != time.Monday {
+					t.Fatalf("%s..%s: week %s does not start on a Monday", from, to, w)
+				}
+				for k := 0; k < 7; k++ {
+					seen[w.AddDate(0, 0, k)]++
+				}
+			}
+			for _, d := range days {
+				seen[d]++
+			}
+			for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+				if seen[d] != 1 {
+					t.Fatalf("%s..%s: day %s read %d times", from, to, d.Format(time.DateOnly), seen[d])
+				}
+				delete(seen, d)
+			}
+			if len(seen) != 0 {
+				t.Fatalf("%s..%s: reads %d days outside the range", from, to, len(seen))
+			}
+			if len(days) > 2*12 || len(weeks) > 2*5 {
+				t.Fatalf("%s..%s: %d days and %d weeks, too many", from, to, len(days), len(weeks))
+			}
 		}
 	}
 }

@@ -11,7 +11,7 @@
 // load and explain read DATABASE_URL. Charges are written with INSERT …
 // SELECT generate_series straight into charges (the importer's COPY path
 // is benchmarked by scripts/bench-import), then rolled up with the store's
-// own RebuildDailySpend.
+// own RebuildDailySpend (which fills daily_spend_by and period_drivers too).
 package main
 
 import (
@@ -171,7 +171,7 @@ func load(ctx context.Context, args []string) error {
 	if err := fill(*slug, *rows); err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend`)
+	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers`)
 	if err == nil {
 		_, err = pool.Exec(ctx, `ANALYZE charges`)
 	}
