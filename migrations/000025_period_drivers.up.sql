@@ -1,13 +1,13 @@
 -- The dashboard's drivers (spend by provider, service, account and model)
--- per ISO week (from Monday) and per month, beside daily_spend
--- (docs/data-model.md, "Rollups"). A range's drivers are its whole months
--- and whole weeks from here and its few other days from daily_spend: a
--- 90-day view reads a dozen periods' rows instead of 90 days' combinations.
+-- per day, per ISO week (from Monday) and per month, beside daily_spend
+-- (docs/data-model.md, "Rollups"). A range's drivers are read as its whole
+-- months, whole weeks and few other days: a 90-day view reads a dozen
+-- periods' rows instead of 90 days' combinations of nine dimensions.
 -- Derived from daily_spend alone, by the triggers below, in the same
 -- transaction as whatever wrote it.
 CREATE TABLE period_drivers (
     org_id      bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
-    grain       text NOT NULL CHECK (grain IN ('week', 'month')),
+    grain       text NOT NULL CHECK (grain IN ('day', 'week', 'month')),
     start       date NOT NULL, -- the period's first day, in the org's time zone
     provider    text NOT NULL,
     service     text NOT NULL,
@@ -18,7 +18,8 @@ CREATE TABLE period_drivers (
     effective   numeric NOT NULL,
     rows        bigint NOT NULL, -- charges; a key at zero is deleted
     PRIMARY KEY (org_id, grain, start, provider, service, sub_account, model, currency),
-    CHECK (CASE grain WHEN 'week' THEN extract(isodow FROM start) = 1 ELSE extract(day FROM start) = 1 END)
+    CHECK (CASE grain WHEN 'day' THEN true WHEN 'week' THEN extract(isodow FROM start) = 1
+        ELSE extract(day FROM start) = 1 END)
 );
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON period_drivers TO burnrate_app;
@@ -54,7 +55,7 @@ BEGIN
             SELECT d.org_id, p.grain, p.start, d.provider, d.service, d.sub_account, d.model, d.currency,
                 sum(d.billed), sum(d.effective), sum(d.rows)
             FROM d
-            CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+            CROSS JOIN LATERAL (VALUES ('day', d.day), ('week', d.day - extract(isodow FROM d.day)::int + 1),
                 ('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
             GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
             ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
@@ -91,6 +92,6 @@ INSERT INTO period_drivers (org_id, grain, start, provider, service, sub_account
 SELECT d.org_id, p.grain, p.start, d.provider, d.service, d.sub_account, d.model, d.currency,
     sum(d.billed), sum(d.effective), sum(d.rows)
 FROM daily_spend d
-CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+CROSS JOIN LATERAL (VALUES ('day', d.day), ('week', d.day - extract(isodow FROM d.day)::int + 1),
     ('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;

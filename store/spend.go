@@ -411,8 +411,8 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// each are daily_spend_by's rows as they are, and only the drivers
 		// need combinations (four dimensions, not nine). Rows come in the
 		// shape of the grouping sets above.
-		// The drivers of the range's whole months and weeks come from
-		// period_drivers, those of its other days from daily_spend.
+		// The drivers are read from period_drivers as the range's whole
+		// months, whole weeks and other days.
 		months, weeks, days := driverSpans(f.From, f.To)
 		args = []any{args[0], f.From, f.To, months, weeks, days}
 		cost := f.Cost.column()
@@ -427,7 +427,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
 			UNION ALL
 			SELECT provider, service, sub_account, model, currency, ` + cost + `
-			FROM daily_spend WHERE org_id = $1 AND day = ANY($6::date[])
+			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($6::date[])
 		) d
 		GROUP BY 2, 3, 4, 5, 10
 		UNION ALL

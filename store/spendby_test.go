@@ -23,7 +23,7 @@ func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
 
 // wantSpendByMatchesCube fails unless daily_spend_by holds, for every
 // dimension, exactly the sums of daily_spend over the other eight, and
-// period_drivers the sums of each week and month: the same keys (none left at
+// period_drivers the sums of each day, week and month: the same keys (none left at
 // zero) and the same measures to the last digit.
 func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
 	t.Helper()
@@ -58,7 +58,7 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 			SELECT p.grain, p.start, provider, service, sub_account, model, currency,
 				sum(billed) AS billed, sum(effective) AS effective, sum(rows) AS rows
 			FROM daily_spend d
-			CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+			CROSS JOIN LATERAL (VALUES ('day', d.day), ('week', d.day - extract(isodow FROM d.day)::int + 1),
 				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
 			WHERE org_id = $1
 			GROUP BY 1, 2, 3, 4, 5, 6, 7
