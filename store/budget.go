@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,61 +277,101 @@ func (s *Store) BudgetDrivers(ctx context.Context, orgID int64, b Budget, from, 
 	return ds, mapError("budget drivers", err)
 }
 
-// BudgetsSpendByDay is BudgetSpendByDay for many budgets at once, in one
-// pass over daily_spend (a filtered sum per budget). Budgets scoped by
-// tags are skipped: they need BudgetSpendByDay.
+// BudgetsSpendByDay is BudgetSpendByDay for many budgets at once: those
+// scoped by one dimension at most in one pass over daily_spend_by, the
+// others in one pass over daily_spend (a filtered sum per budget each).
+// Budgets scoped by tags are skipped: they need BudgetSpendByDay.
 func (s *Store) BudgetsSpendByDay(ctx context.Context, orgID int64, budgets []Budget, from, to time.Time) (map[int64]map[time.Time]decimal.Decimal, error) {
 	out := map[int64]map[time.Time]decimal.Decimal{}
+	var byDim, wide []Budget
+	for _, b := range budgets {
+		if len(b.Scope.Tags) > 0 {
+			continue
+		}
+		out[b.ID] = map[time.Time]decimal.Decimal{}
+		n := 0
+		for _, v := range b.Scope.Filter(from, to).Values() {
+			if v != "" {
+				n++
+			}
+		}
+		if n <= 1 {
+			byDim = append(byDim, b)
+		} else {
+			wide = append(wide, b)
+		}
+	}
+	for _, part := range []struct {
+		budgets []Budget
+		byDim   bool
+	}{{byDim, true}, {wide, false}} {
+		if len(part.budgets) == 0 {
+			continue
+		}
+		if err := s.budgetsSpend(ctx, orgID, part.budgets, from, to, part.byDim, out); err != nil {
+			return nil, mapError("budgets spend by day", err)
+		}
+	}
+	return out, nil
+}
+
+// budgetsSpend adds the budgets' spend per day to out, from daily_spend_by
+// (budgets scoped by one dimension at most) or daily_spend.
+func (s *Store) budgetsSpend(ctx context.Context, orgID int64, budgets []Budget, from, to time.Time, byDim bool, out map[int64]map[time.Time]decimal.Decimal) error {
 	args := []any{orgID, from, to}
 	param := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
 	var sums []string
-	var ids []int64
+	dims := map[string]bool{}
 	for _, b := range budgets {
-		if len(b.Scope.Tags) > 0 {
-			continue
-		}
 		cond := "currency = " + param(b.Currency)
+		dim := "total"
 		for d, v := range b.Scope.Filter(from, to).Values() {
-			if v != "" {
+			if v == "" {
+				continue
+			}
+			if byDim {
+				dim = d.column()
+				cond += " AND value = " + param(v)
+			} else {
 				cond += " AND " + d.column() + " = " + param(v)
 			}
 		}
+		if byDim {
+			cond += " AND dim = " + param(dim)
+			dims[dim] = true
+		}
 		sums = append(sums, "coalesce(sum(billed) FILTER (WHERE "+cond+"), 0)")
-		ids = append(ids, b.ID)
-		out[b.ID] = map[time.Time]decimal.Decimal{}
 	}
-	if len(ids) == 0 {
-		return out, nil
+	query := `SELECT day, ` + strings.Join(sums, ", ") + ` FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 GROUP BY 1`
+	if byDim {
+		query = `SELECT day, ` + strings.Join(sums, ", ") + ` FROM daily_spend_by
+			WHERE org_id = $1 AND dim = ANY(` + param(slices.Sorted(maps.Keys(dims))) + `) AND day BETWEEN $2 AND $3 GROUP BY 1`
 	}
-	rows, err := s.q.Query(ctx, `
-		SELECT day, `+strings.Join(sums, ", ")+`
-		FROM daily_spend
-		WHERE org_id = $1 AND day BETWEEN $2 AND $3
-		GROUP BY 1`, args...)
+	rows, err := s.q.Query(ctx, query, args...)
 	if err != nil {
-		return nil, mapError("budgets spend by day", err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var day time.Time
-		vals := make([]decimal.Decimal, len(ids))
+		vals := make([]decimal.Decimal, len(budgets))
 		dest := []any{&day}
 		for i := range vals {
 			dest = append(dest, &vals[i])
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return nil, mapError("budgets spend by day", err)
+			return err
 		}
-		for i, id := range ids {
+		for i, b := range budgets {
 			if !vals[i].IsZero() {
-				out[id][day] = vals[i]
+				out[b.ID][day] = vals[i]
 			}
 		}
 	}
-	return out, mapError("budgets spend by day", rows.Err())
+	return rows.Err()
 }
 
 // BudgetAlert is a threshold of a budget crossed in a period.

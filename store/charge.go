@@ -427,7 +427,8 @@ const rollupUpsert = `
 		rows = daily_spend.rows + EXCLUDED.rows`
 
 // deleteCharges deletes the charges matching where (over alias c) and takes
-// them out of daily_spend, returning how many went.
+// them out of daily_spend, returning how many went. Rollup rows left with
+// no charges stay until dropEmptyRollups.
 func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string, args ...any) (int64, error) {
 	args = append([]any{orgID, tz}, args...)
 	var n int64
@@ -574,10 +575,17 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 			}
 		}
 	}
-	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
-		return res, mapError("write charges: drop empty rollups", err)
+	if err := s.dropEmptyRollups(ctx, orgID); err != nil {
+		return res, mapError("write charges", err)
 	}
 	return res, nil
+}
+
+// dropEmptyRollups deletes orgID's daily_spend rows whose charges are all
+// gone, so that a value nothing spends on any more is no filter choice.
+func (s *Store) dropEmptyRollups(ctx context.Context, orgID int64) error {
+	_, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID)
+	return mapError("drop empty rollups", err)
 }
 
 // mergeBuckets inserts the staged rows, one per key: the first row of each

@@ -53,3 +53,6 @@ type rowsSource struct {
 func (s *rowsSource) Next() bool      { s.i++; return s.i <= len(s.rows) }
 func (s *rowsSource) Charge() *Charge { return &s.rows[s.i-1] }
 func (s *rowsSource) Err() error      { return nil }
+
+// DriverSpans is driverSpans, for tests.
+var DriverSpans = driverSpans

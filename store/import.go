@@ -223,6 +223,9 @@ func (s *Store) DeleteImport(ctx context.Context, orgID, id int64) error {
 		if _, err := tx.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
 			return mapError("delete import", err)
 		}
+		if err := tx.dropEmptyRollups(ctx, orgID); err != nil {
+			return err
+		}
 		tag, err := tx.q.Exec(ctx, `DELETE FROM imports WHERE org_id = $1 AND id = $2`, orgID, id)
 		if err == nil && tag.RowsAffected() == 0 {
 			err = pgx.ErrNoRows

@@ -131,6 +131,53 @@ func (f SpendFilter) where(args *[]any) string {
 	return b.String()
 }
 
+// rollup picks the rollup that answers f grouped by group (none when ""):
+// daily_spend_by, which sums each day over one dimension at a time, when
+// the view names at most one dimension (the group, or a filter on one
+// dimension with no group or grouped by the same one); daily_spend, every
+// combination of the nine, for combined filters. It returns the table, the
+// conditions (org_id = $1, the days, the filters; args gets the
+// parameters) and the expression of the group. Both give the same sums:
+// daily_spend_by is derived from daily_spend (docs/data-model.md, "Rollups").
+func (f SpendFilter) rollup(args *[]any, group Dimension) (table, where, groupCol string) {
+	dim, val, n := group, "", 0
+	for d, v := range f.Values() {
+		if v != "" {
+			n++
+			if group == "" {
+				dim = d
+			}
+			if d == dim {
+				val = v
+			}
+		}
+	}
+	switch {
+	case n == 0 || (n == 1 && val != ""):
+		col := "total"
+		if dim != "" {
+			col = dim.column()
+		}
+		*args = append(*args, f.From, f.To, col)
+		w := "org_id = $1 AND dim = $" + strconv.Itoa(len(*args)) + " AND day BETWEEN $" +
+			strconv.Itoa(len(*args)-2) + " AND $" + strconv.Itoa(len(*args)-1)
+		if val != "" {
+			*args = append(*args, val)
+			w += " AND value = $" + strconv.Itoa(len(*args))
+		}
+		groupCol = "''"
+		if group != "" {
+			groupCol = "value"
+		}
+		return "daily_spend_by", w, groupCol
+	}
+	groupCol = "''"
+	if group != "" {
+		groupCol = group.column()
+	}
+	return "daily_spend", f.where(args), groupCol
+}
+
 // DaySpend is one day's spend in one currency, for one group (Group is ""
 // when not grouped).
 type DaySpend struct {
@@ -165,20 +212,16 @@ func (s *Store) SpendByDay(ctx context.Context, orgID int64, f SpendFilter, grou
 // the group takes (thousands of models, say), it returns at most top.N+1
 // rows per day and currency.
 func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, group Dimension, top TopGroups) ([]DaySpend, error) {
-	args := []any{orgID}
-	where := f.where(&args)
-	groupCol := "''"
-	if group != "" {
-		if !group.ValidGroup() {
-			return nil, fmt.Errorf("spend by day: cannot group by %q", group)
-		}
-		groupCol = group.column()
+	if group != "" && !group.ValidGroup() {
+		return nil, fmt.Errorf("spend by day: cannot group by %q", group)
 	}
+	args := []any{orgID}
+	table, where, groupCol := f.rollup(&args, group)
 	var query string
 	if group == "" || top.N <= 0 {
 		query = `
 		SELECT day, currency, ` + groupCol + `, sum(` + f.Cost.column() + `), false, 0
-		FROM daily_spend
+		FROM ` + table + `
 		WHERE ` + where + `
 		GROUP BY 1, 2, 3
 		ORDER BY 1, 2, 4 DESC, 3`
@@ -196,7 +239,7 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 		query = `
 		WITH d AS (
 			SELECT day, currency, ` + groupCol + ` AS grp, sum(` + f.Cost.column() + `) AS amount
-			FROM daily_spend
+			FROM ` + table + `
 			WHERE ` + where + `
 			GROUP BY 1, 2, 3
 		), g AS (
@@ -236,9 +279,9 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 // SpendTotals sums orgID's spend per currency. It reads daily_spend only.
 func (s *Store) SpendTotals(ctx context.Context, orgID int64, f SpendFilter) (map[string]decimal.Decimal, error) {
 	args := []any{orgID}
-	where := f.where(&args)
+	table, where, _ := f.rollup(&args, "")
 	rows, err := s.q.Query(ctx, `
-		SELECT currency, sum(`+f.Cost.column()+`) FROM daily_spend WHERE `+where+` GROUP BY 1`, args...)
+		SELECT currency, sum(`+f.Cost.column()+`) FROM `+table+` WHERE `+where+` GROUP BY 1`, args...)
 	if err != nil {
 		return nil, mapError("spend totals", err)
 	}
@@ -332,14 +375,26 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 	return b, mapError("spend breakdown", err)
 }
 
+// The breakdown's grouping sets, as grouping() numbers them: a bit per
+// column left out, the first column highest (provider 128 …
+// charge_category 1).
+const (
+	setDrivers  = 8 | 4 | 2 | 1
+	setGPU      = 255 &^ 8
+	setModel    = 255 &^ 16
+	setTeam     = 255 &^ 4
+	setSource   = 255 &^ 2
+	setCategory = 255 &^ 1
+)
+
 func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args []any) (Breakdown, error) {
-	rows, err := s.q.Query(ctx, `
+	query := `
 		WITH r AS (
 			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
-				sum(`+f.Cost.column()+`) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
+				sum(` + f.Cost.column() + `) AS cost, sum(gpu_hours) AS gpu_hours, sum(input_tokens) AS input_tokens,
 				sum(output_tokens) AS output_tokens, sum(cached_tokens) AS cached_tokens, sum(requests) AS requests
 			FROM daily_spend
-			WHERE `+where+`
+			WHERE ` + where + `
 			GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
 		)
 		SELECT grouping(provider, service, sub_account, model, gpu_type, team, source, charge_category),
@@ -350,7 +405,46 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		FROM r
 		GROUP BY GROUPING SETS ((provider, service, sub_account, model, currency), (gpu_type, currency),
 			(model, currency), (team, currency), (source, currency), (charge_category, currency))
-		ORDER BY 11 DESC`, args...)
+		ORDER BY 11 DESC`
+	if unfiltered(f) {
+		// No filter: the GPU types, models and the facets of one dimension
+		// each are daily_spend_by's rows as they are, and only the drivers
+		// need combinations (four dimensions, not nine). Rows come in the
+		// shape of the grouping sets above.
+		// The drivers are read from period_drivers as the range's whole
+		// months, whole weeks and other days.
+		months, weeks, days := driverSpans(f.From, f.To)
+		args = []any{args[0], f.From, f.To, months, weeks, days}
+		cost := f.Cost.column()
+		query = `
+		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
+			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
+		FROM (
+			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost
+			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($4::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($6::date[])
+		) d
+		GROUP BY 2, 3, 4, 5, 10
+		UNION ALL
+		SELECT CASE dim WHEN 'gpu_type' THEN ` + strconv.Itoa(setGPU) + ` WHEN 'model' THEN ` + strconv.Itoa(setModel) + `
+				WHEN 'team' THEN ` + strconv.Itoa(setTeam) + ` WHEN 'source' THEN ` + strconv.Itoa(setSource) + `
+				ELSE ` + strconv.Itoa(setCategory) + ` END,
+			'', '', '', CASE dim WHEN 'model' THEN value ELSE '' END, CASE dim WHEN 'gpu_type' THEN value ELSE '' END,
+			CASE dim WHEN 'team' THEN value ELSE '' END, CASE dim WHEN 'source' THEN value ELSE '' END,
+			CASE dim WHEN 'charge_category' THEN value ELSE '' END, currency,
+			sum(` + cost + `), sum(gpu_hours), sum(input_tokens)::bigint, sum(output_tokens)::bigint,
+			sum(cached_tokens)::bigint, sum(requests)::bigint
+		FROM daily_spend_by
+		WHERE org_id = $1 AND dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category') AND day BETWEEN $2 AND $3
+		GROUP BY dim, value, currency
+		ORDER BY 11 DESC`
+	}
+	rows, err := s.q.Query(ctx, query, args...)
 	if err != nil {
 		return Breakdown{}, err
 	}
@@ -373,16 +467,6 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		seen[d][v] = true
 		b.Facets[d] = append(b.Facets[d], v)
 	}
-	// grouping() sets a bit per column left out, the first column highest
-	// (provider 128 … charge_category 1).
-	const (
-		setDrivers  = 8 | 4 | 2 | 1
-		setGPU      = 255 &^ 8
-		setModel    = 255 &^ 16
-		setTeam     = 255 &^ 4
-		setSource   = 255 &^ 2
-		setCategory = 255 &^ 1
-	)
 	_, err = pgx.ForEachRow(rows, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
 		&amount, &hours, &input, &output, &cached, &requests}, func() error {
 		switch set {
@@ -414,6 +498,41 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		slices.Sort(vs)
 	}
 	return b, err
+}
+
+// driverSpans splits from..to (both included) into whole months, whole
+// ISO weeks (from Monday) and single days, each day in exactly one of them,
+// given by their first days: months where they fit, weeks where they fit
+// and take no whole month's day, days for the rest.
+func driverSpans(from, to time.Time) (months, weeks, days []time.Time) {
+	for d := from; !d.After(to); {
+		nextMonth := time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+		if d.Day() == 1 && nextMonth.AddDate(0, 0, -1).Compare(to) <= 0 {
+			months = append(months, d)
+			d = nextMonth
+			continue
+		}
+		weekEnd := d.AddDate(0, 0, 6)
+		wholeMonthNext := nextMonth.AddDate(0, 1, -1).Compare(to) <= 0
+		if d.Weekday() == time.Monday && weekEnd.Compare(to) <= 0 && (weekEnd.Before(nextMonth) || !wholeMonthNext) {
+			weeks = append(weeks, d)
+			d = weekEnd.AddDate(0, 0, 1)
+			continue
+		}
+		days = append(days, d)
+		d = d.AddDate(0, 0, 1)
+	}
+	return months, weeks, days
+}
+
+// unfiltered reports whether f selects every dimension's values.
+func unfiltered(f SpendFilter) bool {
+	for _, v := range f.Values() {
+		if v != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // HasSpend reports whether orgID has any rolled-up spend at all.

@@ -79,10 +79,10 @@ func (u LLMUsage) TotalTokens() int64 { return u.InputTokens + u.OutputTokens }
 // biggest model first.
 func (s *Store) LLMUsageByModel(ctx context.Context, orgID int64, from, to time.Time) ([]LLMUsage, error) {
 	rows, err := s.q.Query(ctx, `
-		SELECT model, currency, sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(requests), sum(billed)
-		FROM daily_spend
-		WHERE org_id = $1 AND model <> '' AND day >= $2::date AND day < $3::date
-		GROUP BY model, currency`, orgID, from.Format(time.DateOnly), to.Format(time.DateOnly))
+		SELECT value, currency, sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(requests), sum(billed)
+		FROM daily_spend_by
+		WHERE org_id = $1 AND dim = 'model' AND value <> '' AND day >= $2::date AND day < $3::date
+		GROUP BY value, currency`, orgID, from.Format(time.DateOnly), to.Format(time.DateOnly))
 	if err != nil {
 		return nil, mapError("llm usage", err)
 	}

@@ -11,7 +11,7 @@
 // load and explain read DATABASE_URL. Charges are written with INSERT …
 // SELECT generate_series straight into charges (the importer's COPY path
 // is benchmarked by scripts/bench-import), then rolled up with the store's
-// own RebuildDailySpend.
+// own RebuildDailySpend (which fills daily_spend_by and period_drivers too).
 package main
 
 import (
@@ -171,7 +171,7 @@ func load(ctx context.Context, args []string) error {
 	if err := fill(*slug, *rows); err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend`)
+	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers`)
 	if err == nil {
 		_, err = pool.Exec(ctx, `ANALYZE charges`)
 	}
@@ -282,21 +282,27 @@ func hit(args []string) error {
 	from := to.AddDate(0, 0, 1-*days)
 	q := "from=" + from.Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly)
 	// Cold views: every request a view not asked before, so the dashboard
-	// cache never answers: the 90-day range shifted back 0–59 days (all
-	// within the data) times the six group-bys, 360 views in all.
+	// cache never answers: the 90-day range (and the 30- and 365-day
+	// ones) shifted back 0–59 days times the six group-bys, 360 views of
+	// each length.
 	var cold atomic.Int64
 	groups := []string{"provider", "service", "account", "team", "model", "source"}
-	targets := []struct {
+	type target struct {
 		name string
 		req  func() *http.Request
-	}{
-		{"GET /dashboard 90d, cold (new view)", func() *http.Request {
+	}
+	coldView := func(days int) target {
+		return target{fmt.Sprintf("GET /dashboard %dd, cold (new view)", days), func() *http.Request {
 			k := int(cold.Add(1))
-			f, t := from.AddDate(0, 0, -(k%60)), to.AddDate(0, 0, -(k%60))
+			t := to.AddDate(0, 0, -(k % 60))
+			f := t.AddDate(0, 0, 1-days)
 			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=custom&from="+f.Format(time.DateOnly)+
 				"&to="+t.Format(time.DateOnly)+"&group="+groups[(k/60)%len(groups)], nil)
 			return r
-		}},
+		}}
+	}
+	targets := []target{
+		coldView(*days), coldView(30), coldView(365),
 		{"GET /dashboard?range=90d (page)", func() *http.Request {
 			r, _ := http.NewRequest(http.MethodGet, *base+"/dashboard?range=90d", nil)
 			return r
