@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate/burnrate/digest"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -65,5 +66,34 @@ func TestDigestSavingsLine(t *testing.T) {
 	}
 	if nt, err = digest.Render(d, "https://burnrate.example.com", ""); err != nil || strings.Contains(nt.Text, "Savings found") {
 		t.Errorf("a digest with nothing found mentions savings (%v):\n%s", err, nt.Text)
+	}
+}
+
+// TestDigestSavingsLineShortBill: the digest's line is the Savings page's
+// total, and one day of bills (the two-hour CUR of `curgen -rows 3000`)
+// is too few to scale to a month (docs/savings.md): no "Savings found"
+// line from a single hour of p5 usage.
+func TestDigestSavingsLineShortBill(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Bench Co"})
+	var cur strings.Builder
+	if err := curgen.Generate(&cur, 3000, 1); err != nil {
+		t.Fatal(err)
+	}
+	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(context.Background(), ingest.ImportRequest{Org: org, FileName: "cur.csv", Via: "test"},
+		strings.NewReader(cur.String())); err != nil {
+		t.Fatal(err)
+	}
+	d, err := digest.Build(context.Background(), st, org, date("2026-01-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Savings) != 0 {
+		t.Fatalf("savings per month from one day of bills = %+v", d.Savings)
+	}
+	if nt, err := digest.Render(d, "https://burnrate.example.com", ""); err != nil || strings.Contains(nt.Text, "Savings found") {
+		t.Errorf("the digest of a one-day bill mentions savings (%v):\n%s", err, nt.Text)
 	}
 }

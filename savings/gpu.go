@@ -280,20 +280,20 @@ func spot(groups []*group, cat *pricing.Catalog, w window) []Finding {
 			continue
 		}
 		spotCost := hours.Mul(*in.Spot).Mul(overhead)
-		monthly := w.monthly(cost.Sub(spotCost))
-		if monthly.LessThan(MinMonthly) {
-			continue
-		}
 		paid := cost.Div(hours)
-		out = append(out, Finding{
-			Kind: KindSpot, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(cost),
+		f := Finding{
+			Kind: KindSpot, Currency: "USD",
 			Title: fmt.Sprintf("%s on-demand hours of %s could run on spot: %s/h in the catalog against %s/h paid",
 				num(hours, 1), g.instanceType, quantity.FormatMoney(*in.Spot, "USD"), quantity.FormatMoney(paid, "USD")),
 			Detail: fmt.Sprintf("For jobs that checkpoint and tolerate interruption: these resources ran less than %d hours a day "+
 				"on average. Spot price from %s (%s), times %s for interruptions (re-run work and restarts, as the GPU advisor assumes).",
 				SteadyHoursPerDay, catalogName(in), in.Source, overhead.String()),
 			key: g.key(),
-		})
+		}
+		if !w.price(&f, cost.Sub(spotCost), cost) {
+			continue
+		}
+		out = append(out, f)
 		out[len(out)-1].Evidence, out[len(out)-1].MoreEvidence = kept.evidence()
 	}
 	return out

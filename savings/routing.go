@@ -61,26 +61,27 @@ func routing(usage []store.LLMUsage, prices *pricing.LLMPriceTable, share decima
 		}
 		moved := billed.Mul(share)
 		after := tp.Cost(u.UncachedInputTokens(), u.CachedTokens, u.OutputTokens).Mul(share)
-		monthly := w.monthly(moved.Sub(after))
-		if monthly.LessThan(MinMonthly) {
+		f := Finding{Kind: KindRouting, Currency: "USD", key: "llm:" + u.Model}
+		if !w.price(&f, moved.Sub(after), billed) {
 			continue
 		}
-		out = append(out, Finding{
-			Kind: KindRouting, Currency: "USD", Monthly: monthly, Priced: true, Spend: w.monthly(billed),
-			Title: fmt.Sprintf("Moving %s%% of %s requests to %s saves %s/month", pct, u.Model, target, quantity.FormatMoney(monthly, "USD")),
-			Detail: fmt.Sprintf("From your own mix over these days: %s input tokens (%s of them cache reads) and %s output tokens "+
-				"in %s requests, billed %s. The moved requests are assumed to be like the rest, priced at %s's price "+
-				"(%s per 1M input, %s per 1M output; %s). Whether %s does those requests well enough is for you to test.",
-				num(decimal.NewFromInt(u.InputTokens), 0), num(decimal.NewFromInt(u.CachedTokens), 0),
-				num(decimal.NewFromInt(u.OutputTokens), 0), num(decimal.NewFromInt(u.Requests), 0), quantity.FormatMoney(billed, "USD"),
-				target, quantity.FormatMoney(tp.InputPerMTok, "USD"), quantity.FormatMoney(tp.OutputPerMTok, "USD"), tp.Source, target),
-			Evidence: []Evidence{{
-				Model: u.Model, From: dateOf(from), To: dateOf(to), Days: int(to.Sub(from).Hours()/24) + 1,
-				Requests: u.Requests, Tokens: u.TotalTokens(), Amount: billed.Round(2),
-				Hours: decimal.Zero, GPUHours: decimal.Zero,
-			}},
-			key: "llm:" + u.Model,
-		})
+		saves := quantity.FormatMoney(f.Monthly, "USD") + "/month"
+		if f.Observed != nil {
+			saves = f.Observed.Label("USD")
+		}
+		f.Title = fmt.Sprintf("Moving %s%% of %s requests to %s saves %s", pct, u.Model, target, saves)
+		f.Detail = fmt.Sprintf("From your own mix over these days: %s input tokens (%s of them cache reads) and %s output tokens "+
+			"in %s requests, billed %s. The moved requests are assumed to be like the rest, priced at %s's price "+
+			"(%s per 1M input, %s per 1M output; %s). Whether %s does those requests well enough is for you to test.",
+			num(decimal.NewFromInt(u.InputTokens), 0), num(decimal.NewFromInt(u.CachedTokens), 0),
+			num(decimal.NewFromInt(u.OutputTokens), 0), num(decimal.NewFromInt(u.Requests), 0), quantity.FormatMoney(billed, "USD"),
+			target, quantity.FormatMoney(tp.InputPerMTok, "USD"), quantity.FormatMoney(tp.OutputPerMTok, "USD"), tp.Source, target)
+		f.Evidence = []Evidence{{
+			Model: u.Model, From: dateOf(from), To: dateOf(to), Days: int(to.Sub(from).Hours()/24) + 1,
+			Requests: u.Requests, Tokens: u.TotalTokens(), Amount: billed.Round(2),
+			Hours: decimal.Zero, GPUHours: decimal.Zero,
+		}}
+		out = append(out, f)
 	}
 	return out
 }

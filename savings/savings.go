@@ -60,10 +60,17 @@ const (
 	// CheaperMaxRatio: another offer is worth a move when its $/GPU-hour is
 	// at most this share of what the org paid.
 	CheaperMaxRatio = "0.75"
+	// MonthlyMinDays is the least number of days of bills a saving per
+	// month is scaled from: fewer, and a few hours would be multiplied into
+	// a month (docs/savings.md, "Per month only from enough days"). Below
+	// it, a finder that scales by the window reports what the observed days
+	// saved, unpriced.
+	MonthlyMinDays = 7
 	// CheaperMinDays is how many days of the GPU bills an instance type
 	// must have run on before the cheaper-GPU finder prices a move: a
-	// saving per month needs sustained usage, not a burst.
-	CheaperMinDays = 7
+	// saving per month needs sustained usage, not a burst. It is the same
+	// rule as MonthlyMinDays, applied to the type's own days.
+	CheaperMinDays = MonthlyMinDays
 	// CommitmentMinDays is how many days of GPU bills the commitment finder
 	// needs before it calls usage steady.
 	CommitmentMinDays = 14
@@ -100,6 +107,10 @@ type Finding struct {
 	// Window is the bills a per-month figure is scaled from, when the
 	// finding uses its own (the cheaper-GPU finder); nil otherwise.
 	Window *Window `json:"window,omitempty"`
+	// Observed is set when the bills cover fewer than MonthlyMinDays days:
+	// the finding is then what those days saved, not a figure per month,
+	// and it is unpriced (it counts in no total).
+	Observed *Observed `json:"observed,omitempty"`
 	// key names the spend the finding is about (a GPU instance type, an LLM
 	// model): findings with the same key are alternatives, counted once.
 	key string
@@ -121,8 +132,11 @@ type Evidence struct {
 	Requests     int64           `json:"requests,omitempty"`
 	Tokens       int64           `json:"tokens,omitempty"`
 	Amount       decimal.Decimal `json:"amount"`
-	Charges      int64           `json:"charges"`
-	Note         string          `json:"note,omitempty"`
+	// Charges is the number of charge rows behind GPU evidence. The LLM
+	// usage rollup keeps requests and tokens, not rows: model evidence
+	// leaves it out (docs/savings.md).
+	Charges int64  `json:"charges,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Window is the evidence window of a finding: the days of bills its
@@ -132,6 +146,28 @@ type Window struct {
 	To        string `json:"to"`   // last day, included
 	Days      int    `json:"days"`
 	UsageDays int    `json:"usage_days"`
+}
+
+// Observed is what a finding saved over the days of bills there are, when
+// they are too few to scale to a month.
+type Observed struct {
+	Days    int64           `json:"days"`
+	Savings decimal.Decimal `json:"savings"`
+	Spend   decimal.Decimal `json:"spend"`
+}
+
+// Label says the observed saving with its period: "1,234.56 USD over 1 day
+// of bills".
+func (o Observed) Label(currency string) string {
+	return quantity.FormatMoney(o.Savings, currency) + " over " + Days(o.Days) + " of bills"
+}
+
+// Days writes a count of days, singular or plural: "1 day", "9 days".
+func Days[N int | int64](n N) string {
+	if n == 1 {
+		return "1 day"
+	}
+	return fmt.Sprintf("%d days", n)
 }
 
 // Amount is a sum in one currency.
@@ -238,7 +274,7 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 		return rep, fmt.Errorf("savings: %w", err)
 	}
 	covered := int64(dayTo.Sub(first).Hours()/24) + 1
-	w := window{loc: loc, month: decimal.NewFromInt(MonthHours).Div(decimal.NewFromInt(covered * 24))}
+	w := window{loc: loc, days: covered, month: decimal.NewFromInt(MonthHours).Div(decimal.NewFromInt(covered * 24))}
 	rep.CoveredDays = decimal.NewFromInt(covered)
 	rep.From = time.Date(dayFrom.Year(), dayFrom.Month(), dayFrom.Day(), 0, 0, 0, 0, loc)
 	rep.To = time.Date(dayTo.Year(), dayTo.Month(), dayTo.Day()+1, 0, 0, 0, 0, loc)
@@ -286,12 +322,32 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 // window is how the finders scale what they read to a month.
 type window struct {
 	loc *time.Location
+	// days is how many days of bills the window covers.
+	days int64
 	// month multiplies an amount over the covered part of the window into
 	// an amount per month.
 	month decimal.Decimal
 }
 
 func (w window) monthly(d decimal.Decimal) decimal.Decimal { return d.Mul(w.month).Round(2) }
+
+// scales says whether the window covers enough days to scale to a month
+// (MonthlyMinDays).
+func (w window) scales() bool { return w.days >= MonthlyMinDays }
+
+// price sets f's figures from what it saved and cost over the window:
+// per month when the window scales, else for the observed days only,
+// unpriced. It reports false when the saving is noise (under MinMonthly,
+// whichever the period).
+func (w window) price(f *Finding, saved, cost decimal.Decimal) bool {
+	if !w.scales() {
+		saved = saved.Round(2)
+		f.Observed = &Observed{Days: w.days, Savings: saved, Spend: cost.Round(2)}
+		return !saved.LessThan(MinMonthly)
+	}
+	f.Monthly, f.Priced, f.Spend = w.monthly(saved), true, w.monthly(cost)
+	return !f.Monthly.LessThan(MinMonthly)
+}
 
 // totals adds findings up per currency. Findings about the same spend are
 // alternatives (stop the instance, or move it to spot): each key counts

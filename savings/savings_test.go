@@ -2,6 +2,7 @@ package savings_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/store"
@@ -491,6 +493,91 @@ func TestEvidenceIsCapped(t *testing.T) {
 	for i := 1; i < len(f.Evidence); i++ {
 		if f.Evidence[i].Amount.GreaterThan(f.Evidence[i-1].Amount) {
 			t.Fatalf("evidence not costliest first at %d", i)
+		}
+	}
+}
+
+// TestShortBillIsNotScaledToAMonth: the benchmark CUR of `curgen -rows
+// 3000` holds two hours of one day (p4d, p5 and g5 instances, each for one
+// hour). Scaled to a month, that hour became hundreds of thousands of
+// dollars of spot savings; a figure per month needs MonthlyMinDays days
+// of bills (docs/savings.md), so the findings carry only what those days
+// saved, unpriced, and the total is empty.
+func TestShortBillIsNotScaledToAMonth(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	org := newOrg(t, st, "acme")
+	var cur strings.Builder
+	if err := curgen.Generate(&cur, 3000, 1); err != nil {
+		t.Fatal(err)
+	}
+	doImport(t, st, org, cur.String())
+	// And one day of LLM usage: the routing finder scales by the same window.
+	importOpenAI(t, st, org, "gpt-4.1", "2026-01-01", 1, 100_000_000, 20_000_000, 50_000)
+
+	rep := find(t, st, org, savings.DefaultOptions())
+	if !rep.CoveredDays.Equal(decimal.NewFromInt(1)) {
+		t.Fatalf("covered days = %s, want 1", rep.CoveredDays)
+	}
+	if len(rep.Totals) != 0 {
+		t.Errorf("totals = %+v from one day of bills, want none", rep.Totals)
+	}
+	kinds := map[savings.Kind]int{}
+	for _, f := range rep.Findings {
+		kinds[f.Kind]++
+		if f.Priced || !f.Monthly.IsZero() || !f.Spend.IsZero() || strings.Contains(f.Title, "/month") {
+			t.Errorf("%s finding priced per month from one day: %s (%s)", f.Kind, f.Title, f.Monthly)
+		}
+		if f.Observed == nil || f.Observed.Days != 1 || f.Observed.Savings.LessThan(savings.MinMonthly) {
+			t.Errorf("%s finding without its observed day: %+v", f.Kind, f.Observed)
+		}
+	}
+	if kinds[savings.KindSpot] == 0 || kinds[savings.KindRouting] != 1 {
+		t.Fatalf("findings by kind = %v, want spot candidates and one routing finding over the observed day", kinds)
+	}
+	for _, f := range rep.Findings {
+		if f.Kind != savings.KindRouting {
+			continue
+		}
+		// 40% of 360 USD billed, less the same tokens on gpt-4.1-mini (40%
+		// of 72 USD): 115.20 USD over the one day, not × 730/24.
+		wantMoney(t, "observed routing", f.Observed.Savings, "115.20")
+		if want := "Moving 40% of gpt-4.1 requests to gpt-4.1-mini saves 115.20 USD over 1 day of bills"; f.Title != want {
+			t.Errorf("title = %q, want %q", f.Title, want)
+		}
+		// Model evidence has no charge rows to count: no misleading 0.
+		b, err := json.Marshal(f.Evidence[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"charges"`) || !strings.Contains(string(b), `"tokens":120000000`) {
+			t.Errorf("model evidence JSON = %s", b)
+		}
+	}
+}
+
+// TestMonthlyNeedsEnoughDays: the same spot job is priced per month from 7
+// days of bills and only for the observed days from 6.
+func TestMonthlyNeedsEnoughDays(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	short, long := newOrg(t, st, "short"), newOrg(t, st, "long")
+	job := gpuLine{resource: "i-batch", usage: "USE2-BoxUsage:g5.12xlarge", hours: 8, price: "5.672", tags: `{"team": "ml"}`}
+	importFOCUS(t, st, short, days("2026-11-01", savings.MonthlyMinDays-1, job))
+	importFOCUS(t, st, long, days("2026-11-01", savings.MonthlyMinDays, job))
+	if f := only(t, find(t, st, short, savings.DefaultOptions()), savings.KindSpot); f.Priced || f.Observed == nil ||
+		f.Observed.Days != savings.MonthlyMinDays-1 {
+		t.Errorf("6 days: priced %v, observed %+v", f.Priced, f.Observed)
+	}
+	if f := only(t, find(t, st, long, savings.DefaultOptions()), savings.KindSpot); !f.Priced || f.Observed != nil || !f.Monthly.IsPositive() {
+		t.Errorf("7 days: priced %v %s, observed %+v", f.Priced, f.Monthly, f.Observed)
+	}
+}
+
+func TestDays(t *testing.T) {
+	for n, want := range map[int]string{0: "0 days", 1: "1 day", 2: "2 days", 30: "30 days"} {
+		if got := savings.Days(n); got != want {
+			t.Errorf("Days(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

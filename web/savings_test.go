@@ -285,3 +285,48 @@ func TestBrowserSavingsShare(t *testing.T) {
 		t.Fatalf("the page navigated to %s instead of updating in place", loc)
 	}
 }
+
+// TestSavingsPageShortBill: one day of bills is too few to scale to a
+// month (docs/savings.md): the page says "1 day", shows what that day
+// saved with its period and no monthly total; model evidence shows its
+// requests and tokens, not a charge count of 0.
+func TestSavingsPageShortBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Short"})
+	usage := "start_time_iso,end_time_iso,project_id,num_model_requests,model,input_tokens,output_tokens,input_cached_tokens\n" +
+		"2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,proj_1,50000,gpt-4.1,100000000,20000000,0\n"
+	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx(), ingest.ImportRequest{Org: org, FileName: "usage.csv", Via: "test"}, strings.NewReader(usage)); err != nil {
+		t.Fatal(err)
+	}
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/savings")
+	wantStatus(t, rec, http.StatusOK)
+	d := doc(t, rec)
+	if got := d.Find(`[data-testid=savings-window]`).Text(); !strings.Contains(got, "(1 day with charges)") {
+		t.Errorf("window = %q, want \"1 day\"", got)
+	}
+	if n := d.Find(`[data-testid=savings-total]`).Length(); n != 0 {
+		t.Errorf("a monthly total from one day of bills: %q", d.Find(`[data-testid=savings-total]`).Text())
+	}
+	if d.Find(`[data-testid=savings-none]`).Length() != 0 || d.Find(`[data-testid=savings-none-priced]`).Length() != 1 {
+		t.Error("the page says nothing was found above a finding over the observed day")
+	}
+	f := d.Find(`[data-kind=model-routing]`)
+	if got := strings.TrimSpace(f.Find(`[data-testid=finding-observed]`).Text()); got != "115.20 USD over 1 day of bills" {
+		t.Errorf("observed saving = %q", got)
+	}
+	if n := f.Find(`[data-testid=finding-monthly]`).Length(); n != 0 {
+		t.Error("the one-day routing finding shows a figure per month")
+	}
+	var cells []string
+	f.Find(`[data-testid=evidence] tbody tr`).First().Find("td").Each(func(_ int, s *goquery.Selection) {
+		cells = append(cells, strings.TrimSpace(s.Text()))
+	})
+	// Resource / model, Type, From, To, Instance-hours, Requests, Tokens, Charges, Amount, note.
+	if len(cells) < 9 || cells[0] != "gpt-4.1" || cells[5] != "50k" || cells[6] != "120M" || cells[7] != "—" {
+		t.Errorf("model evidence row = %q", cells)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/burnrate/burnrate/quantity"
@@ -56,8 +57,8 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		fmt.Fprintln(stdout, "No bills imported yet.")
 		return nil
 	}
-	fmt.Fprintf(stdout, "Bills of %s to %s (%s days with charges), per month of 730 hours.\n",
-		rep.From.Format(time.DateOnly), rep.Through, rep.CoveredDays)
+	fmt.Fprintf(stdout, "Bills of %s to %s (%s with charges), per month of 730 hours.\n",
+		rep.From.Format(time.DateOnly), rep.Through, savings.Days(rep.CoveredDays.IntPart()))
 	if len(rep.Totals) == 0 {
 		fmt.Fprintln(stdout, "Savings found: none.")
 	}
@@ -66,21 +67,35 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 	}
 	for _, f := range rep.Findings {
 		amount := "not priced"
-		if f.Priced {
+		if o := f.Observed; o != nil {
+			amount = fmt.Sprintf("%s (too few days to scale to a month: at least %d needed; counted in no total)",
+				o.Label(f.Currency), savings.MonthlyMinDays)
+		} else if f.Priced {
 			amount = quantity.FormatMoney(f.Monthly, f.Currency) + "/month"
 		}
 		fmt.Fprintf(stdout, "\n[%s] %s\n  %s\n  %s\n", f.Kind, f.Title, amount, f.Detail)
 		if w := f.Window; w != nil {
-			fmt.Fprintf(stdout, "  evidence window: %s to %s (%d days of GPU bills, used on %d)\n", w.From, w.To, w.Days, w.UsageDays)
+			fmt.Fprintf(stdout, "  evidence window: %s to %s (%s of GPU bills, used on %d)\n", w.From, w.To, savings.Days(w.Days), w.UsageDays)
 		}
 		for _, e := range f.Evidence {
-			what := e.Resource
 			if e.Model != "" {
-				what = e.Model
+				// LLM usage is kept as requests and tokens, not charge rows.
+				fmt.Fprintf(stdout, "  - %s: %s to %s, %s requests, %s tokens, %s\n", e.Model, e.From, e.To,
+					quantity.Group(strconv.FormatInt(e.Requests, 10)), quantity.Group(strconv.FormatInt(e.Tokens, 10)),
+					quantity.FormatMoney(e.Amount, f.Currency))
+				continue
 			}
-			fmt.Fprintf(stdout, "  - %s %s %s: %s to %s, %s instance-hours, %d charges, %s\n", e.Provider, e.InstanceType, what,
-				e.From, e.To, e.Hours, e.Charges, quantity.FormatMoney(e.Amount, f.Currency))
+			fmt.Fprintf(stdout, "  - %s %s %s: %s to %s, %s instance-hours, %s, %s\n", e.Provider, e.InstanceType, e.Resource,
+				e.From, e.To, e.Hours, countWord(e.Charges, "charge"), quantity.FormatMoney(e.Amount, f.Currency))
 		}
 	}
 	return nil
+}
+
+// countWord writes n and a noun, singular or plural: "1 charge", "9 charges".
+func countWord(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return quantity.Group(strconv.FormatInt(n, 10)) + " " + word + "s"
 }

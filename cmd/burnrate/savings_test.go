@@ -77,3 +77,42 @@ func TestSavingsCommand(t *testing.T) {
 		t.Errorf("unknown org: %v", err)
 	}
 }
+
+// TestSavingsCommandShortBill: one day of LLM usage is "1 day", its
+// routing saving is for that day only (too few days to scale to a month),
+// and the model's evidence shows requests and tokens, not "0 charges".
+func TestSavingsCommandShortBill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Short Co"})
+	usage := "start_time_iso,end_time_iso,project_id,num_model_requests,model,input_tokens,output_tokens,input_cached_tokens\n" +
+		"2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,proj_1,50000,gpt-4.1,100000000,20000000,0\n"
+	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "usage.csv", Via: "test"}, strings.NewReader(usage)); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"savings", "--org", org.Slug},
+		env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{"(1 day with charges)", "Savings found: none.",
+		"115.20 USD over 1 day of bills (too few days to scale to a month: at least 7 needed; counted in no total)",
+		"- gpt-4.1: 2026-10-03 to 2026-11-01, 50,000 requests, 120,000,000 tokens, 360.00 USD"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"1 days", "0 charges", "/month\n  From your own mix"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/savings"
 )
 
 func savingsMoney(d decimal.Decimal, currency string) string {
@@ -16,3 +17,6 @@ func savingsNum(d decimal.Decimal) string {
 	}
 	return quantity.Group(d.Round(1).String())
 }
+
+// savingsDays writes a report's covered days, "1 day" or "9 days".
+func savingsDays(d decimal.Decimal) string { return savings.Days(d.IntPart()) }
