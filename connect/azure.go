@@ -139,6 +139,9 @@ func azureError(err error, action, what string) error {
 		}
 		return &ProviderError{Provider: "Azure Storage", Status: re.StatusCode, Msg: msg}
 	}
+	if msg, ok := unreachable(err, "check the storage account name"); ok {
+		return &ProviderError{Provider: "Azure Storage", Msg: msg}
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return &ProviderError{Provider: "Azure Storage", Msg: action + " " + what + " timed out"}
 	}
