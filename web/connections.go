@@ -52,7 +52,7 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 	}
 	v.KeyMissing = s.cfg.Connections.Key == nil
 	v.Now = time.Now()
-	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "imports"), v))
+	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "connections"), v))
 }
 
 func (s *Server) handleConnections(c echo.Context) error {
