@@ -245,7 +245,7 @@ func addFailedConnection(t *testing.T, st *store.Store, orgID int64) {
 	t.Helper()
 	c, err := st.CreateConnection(ctx(), store.NewConnection{OrgID: orgID, Name: "Azure exports", Kind: "azure-blob",
 		Settings: json.RawMessage(`{"account":"burnrateexportsprodwesteurope","container":"exports","prefix":"cost/daily"}`),
-		Secret: "sealed", SecretHint: "…4w=="})
+		Secret:   "sealed", SecretHint: "…4w=="})
 	if err != nil {
 		t.Fatal(err)
 	}
