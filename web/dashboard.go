@@ -204,7 +204,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		if len(v.Drivers) == topDrivers {
 			break
 		}
-		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: spend.Share(dr.Amount, o.DriverTotals[dr.Currency])})
+		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: spend.ShareText(dr.Amount, o.DriverTotals[dr.Currency])})
 	}
 	v.AllDrivers = spend.FoldDrivers(o.Drivers, exportDrivers)
 	v.GPUs, v.Models = o.GPUs, o.Models
