@@ -279,3 +279,24 @@ func TestConnectionsLongError(t *testing.T) {
 		t.Errorf("nav marks %q on /connections", cur.AttrOr("href", ""))
 	}
 }
+
+// TestConnectionsAzureFormAllErrors: a blank Azure form marks every field
+// it lacks at once.
+func TestConnectionsAzureFormAllErrors(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.post("/connections", url.Values{"name": {"Azure"}, "kind": {"azure-blob"}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	d := doc(t, rec)
+	for _, name := range []string{"account", "container", "account_key"} {
+		if v, _ := d.Find(`[data-testid=azure-fields] [name=` + name + `]`).Attr("aria-invalid"); v != "true" {
+			t.Errorf("%s not marked invalid", name)
+		}
+	}
+	if n := d.Find(`[data-testid=field-error]`).Length(); n != 3 {
+		t.Errorf("%d field errors, want 3: %q", n, d.Find(`[data-testid=field-error]`).Text())
+	}
+}
