@@ -45,14 +45,20 @@ const PaidWindow = 90 * 24 * time.Hour
 
 // InputError is a request the computation cannot take; it becomes a 422
 // with its message.
-type InputError struct{ msg string }
+type InputError struct{ msgs []string }
 
-func (e *InputError) Error() string   { return e.msg }
+// Error is the messages on one line: "; " reads better in JSON than a
+// newline.
+func (e *InputError) Error() string   { return strings.Join(e.msgs, "; ") }
 func (e *InputError) HTTPStatus() int { return 422 }
+
+// Messages are the problems one by one, for a page to list. A message may
+// itself contain "; ", so a page must not split Error.
+func (e *InputError) Messages() []string { return e.msgs }
 
 // BadInput is an InputError with a formatted message.
 func BadInput(format string, args ...any) error {
-	return &InputError{msg: fmt.Sprintf(format, args...)}
+	return &InputError{msgs: []string{fmt.Sprintf(format, args...)}}
 }
 
 // asInputError marks a pricing validation error as the caller's fault.
@@ -64,8 +70,8 @@ func asInputError(err error) error {
 	if errors.As(err, &ie) {
 		return err
 	}
-	// errors.Join separates with newlines; one line reads better in JSON.
-	return &InputError{msg: strings.ReplaceAll(err.Error(), "\n", "; ")}
+	// errors.Join separates with newlines.
+	return &InputError{msgs: strings.Split(err.Error(), "\n")}
 }
 
 // AdviseBody is the body of POST /api/v1/advise and what `burnrate advise`

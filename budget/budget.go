@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // Period is how often a budget resets.
@@ -106,14 +108,15 @@ type Forecast struct {
 	Cumulative []decimal.Decimal
 }
 
-// Method says how the forecast was made, for a tooltip.
-func (f Forecast) Method() string {
+// Method says how the forecast was made, for a tooltip; the run-rate is
+// money in currency.
+func (f Forecast) Method(currency string) string {
 	if f.DaysLeft == 0 {
 		return "The period is over: the forecast is what was spent."
 	}
 	return fmt.Sprintf("Run-rate: the mean of the last %d complete days (%s a day) × %d days left including today, "+
 		"added to the spend so far (today counts at the run-rate or at what it has already spent, whichever is more).",
-		f.RateDays, f.Rate.StringFixed(2), f.DaysLeft)
+		f.RateDays, quantity.FormatMoney(f.Rate, currency), f.DaysLeft)
 }
 
 // ForecastPeriod projects p's period containing today. daily holds the

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,7 +221,7 @@ func TestForecastAndRunsOut(t *testing.T) {
 			if s := StatusOf(f.Spent, f.Total, dec(tt.amount)); s != tt.status {
 				t.Errorf("StatusOf = %s, want %s", s, tt.status)
 			}
-			if f.Method() == "" {
+			if f.Method("USD") == "" {
 				t.Error("no method")
 			}
 		})
@@ -262,5 +263,15 @@ func TestThresholds(t *testing.T) {
 				t.Errorf("Percent = %d, want %d", got, tt.percent)
 			}
 		})
+	}
+}
+
+// TestForecastMethodShowsMoney: the run-rate in the tooltip is money as
+// everywhere else, grouped and with its currency.
+func TestForecastMethodShowsMoney(t *testing.T) {
+	f := Forecast{Rate: dec("2392.04"), RateDays: 7, DaysLeft: 10}
+	got := f.Method("USD")
+	if !strings.Contains(got, "(2,392.04 USD a day)") {
+		t.Errorf("Method = %q", got)
 	}
 }

@@ -83,7 +83,7 @@ func StatusFor(b store.Budget, today time.Time, history int, daily map[time.Time
 	first, last := Bounds(p, today)
 	fc := ForecastPeriod(p, today, today, daily)
 	s := Status{
-		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(),
+		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(b.Currency),
 		Remaining: b.Amount.Sub(fc.Spent), Percent: Percent(fc.Spent, b.Amount),
 		Standing: StatusOf(fc.Spent, fc.Total, b.Amount), DaysLeft: fc.DaysLeft,
 		FromCharges: len(b.Scope.Tags) > 0, Today: today, Cumulative: fc.Cumulative,

@@ -139,6 +139,9 @@ func azureError(err error, action, what string) error {
 		}
 		return &ProviderError{Provider: "Azure Storage", Status: re.StatusCode, Msg: msg}
 	}
+	if msg, ok := unreachable(err, "check the storage account name"); ok {
+		return &ProviderError{Provider: "Azure Storage", Msg: msg}
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return &ProviderError{Provider: "Azure Storage", Msg: action + " " + what + " timed out"}
 	}
@@ -390,29 +393,42 @@ func (in Input) validateAzure() (Settings, Credentials, error) {
 		}
 		cred.SASToken = u.RawQuery
 	}
-	switch {
+	// Every field's mistake at once: a form refused one field at a time
+	// takes as many tries as it has mistakes.
+	var errs []error
 	// A SAS token with an endpoint needs no account name: the endpoint
 	// says where, and the token signs.
-	case (set.Account != "" || set.EndpointURL == "" || cred.SASToken == "") && !storageAccount.MatchString(set.Account):
-		return set, cred, &InputError{"account", "the storage account's name: 3 to 24 lowercase letters and digits"}
-	case !containerName.MatchString(set.Container):
-		return set, cred, &InputError{"container", "a container name: 3 to 63 lowercase letters, digits and single hyphens"}
-	case len(set.Prefix) > 1024 || !utf8.ValidString(set.Prefix) || strings.ContainsFunc(set.Prefix, unicode.IsControl):
-		return set, cred, &InputError{"prefix", "the export's storage directory in the container, such as exports/focus"}
+	if (set.Account != "" || set.EndpointURL == "" || cred.SASToken == "") && !storageAccount.MatchString(set.Account) {
+		errs = append(errs, &InputError{"account", "the storage account's name: 3 to 24 lowercase letters and digits"})
+	}
+	if !containerName.MatchString(set.Container) {
+		errs = append(errs, &InputError{"container", "a container name: 3 to 63 lowercase letters, digits and single hyphens"})
+	}
+	if len(set.Prefix) > 1024 || !utf8.ValidString(set.Prefix) || strings.ContainsFunc(set.Prefix, unicode.IsControl) {
+		errs = append(errs, &InputError{"prefix", "the export's storage directory in the container, such as exports/focus"})
+	}
+	switch {
 	case (cred.AccountKey == "") == (cred.SASToken == ""):
-		return set, cred, &InputError{"account_key", "give the storage account's key, or a SAS token with Read and List, not both"}
+		errs = append(errs, &InputError{"account_key", "give the storage account's key, or a SAS token with Read and List, not both"})
 	case len(cred.AccountKey) > 256 || strings.ContainsFunc(cred.AccountKey, func(r rune) bool { return r <= ' ' || r > '~' }):
-		return set, cred, &InputError{"account_key", "an account key is base64, as the storage account's Access keys show it"}
+		errs = append(errs, &InputError{"account_key", "an account key is base64, as the storage account's Access keys show it"})
 	case len(cred.SASToken) > 2048 || strings.ContainsFunc(cred.SASToken, func(r rune) bool { return r <= ' ' || r > '~' }):
-		return set, cred, &InputError{"sas_token", "a SAS token is the query string sv=…&sig=…, printable ASCII without spaces"}
+		errs = append(errs, &InputError{"sas_token", "a SAS token is the query string sv=…&sig=…, printable ASCII without spaces"})
 	case cred.SASToken != "" && !strings.Contains(cred.SASToken, "sig="):
-		return set, cred, &InputError{"sas_token", "a SAS token has a signature (sig=…): copy the whole token"}
+		errs = append(errs, &InputError{"sas_token", "a SAS token has a signature (sig=…): copy the whole token"})
 	}
 	if set.EndpointURL != "" {
 		u, err := url.Parse(set.EndpointURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-			return set, cred, &InputError{"endpoint_url", "the blob service's base URL, such as https://acct.blob.core.windows.net"}
+			errs = append(errs, &InputError{"endpoint_url", "the blob service's base URL, such as https://acct.blob.core.windows.net"})
 		}
+	}
+	switch len(errs) {
+	case 0:
+	case 1:
+		return set, cred, errs[0]
+	default:
+		return set, cred, errors.Join(errs...)
 	}
 	return set, cred, nil
 }

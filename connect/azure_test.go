@@ -338,3 +338,20 @@ func TestAzureMistakes(t *testing.T) {
 		}
 	}
 }
+
+// TestAzureMissingFieldsAtOnce: a blank Azure form is refused naming every
+// field it lacks, not one a try.
+func TestAzureMissingFieldsAtOnce(t *testing.T) {
+	b := newBundle(t)
+	err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
+		_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, connect.Input{Name: "x", Kind: connect.KindAzure})
+		return err
+	})
+	var fields []string
+	for _, ie := range connect.InputErrors(err) {
+		fields = append(fields, ie.Field)
+	}
+	if got := strings.Join(fields, ","); got != "account,container,account_key" {
+		t.Errorf("fields refused: %q (%v)", got, err)
+	}
+}

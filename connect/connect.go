@@ -141,6 +141,24 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Field + ": " + e.Msg }
 
+// InputErrors are all the *InputErrors in err, which may join several
+// (errors.Join), in order.
+func InputErrors(err error) []*InputError {
+	if ie, ok := err.(*InputError); ok {
+		return []*InputError{ie}
+	}
+	var out []*InputError
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, InputErrors(e)...)
+		}
+	case interface{ Unwrap() error }:
+		out = InputErrors(u.Unwrap())
+	}
+	return out
+}
+
 // HTTPStatus is 422: the input, not the server, is at fault.
 func (e *InputError) HTTPStatus() int { return http.StatusUnprocessableEntity }
 

@@ -173,6 +173,9 @@ func (c *caller) try(ctx context.Context, url string, v any) (retryAfter time.Du
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.client.Do(req)
 	if err != nil {
+		if msg, ok := unreachable(err, ""); ok {
+			return 0, &ProviderError{Provider: c.provider, Msg: msg}
+		}
 		// The URL is ours, but the error repeats it; the key is in a
 		// header, never in the URL.
 		return 0, &ProviderError{Provider: c.provider, Msg: "no answer: " + clip(err.Error(), 200)}

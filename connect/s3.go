@@ -121,6 +121,9 @@ func s3Error(err error, action, what string) error {
 		}
 		return &ProviderError{Provider: "S3", Status: status, Msg: msg}
 	}
+	if msg, ok := unreachable(err, "check the bucket's name and region"); ok {
+		return &ProviderError{Provider: "S3", Msg: msg}
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return &ProviderError{Provider: "S3", Msg: action + " on " + what + " timed out"}
 	}

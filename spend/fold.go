@@ -67,11 +67,20 @@ func foldRest[T any](xs []T, n int, currency func(T) string, add func(sum *T, x 
 	return out
 }
 
-// Share is part as a whole percentage of whole (0 when whole is not
-// positive).
-func Share(part, whole decimal.Decimal) int {
+// ShareText is part as a percentage of whole, for a table: whole
+// percents for spend; a credit (part below zero) shows its negative share
+// to a tenth, or "—" when that rounds to nothing, never a misleading 0%;
+// "—" too when whole is not positive, where a share means nothing.
+func ShareText(part, whole decimal.Decimal) string {
 	if !whole.IsPositive() {
-		return 0
+		return "—"
 	}
-	return int(part.Mul(decimal.NewFromInt(100)).Div(whole).Round(0).IntPart())
+	pct := part.Mul(decimal.NewFromInt(100)).Div(whole)
+	if part.IsNegative() {
+		if r := pct.Round(1); !r.IsZero() {
+			return r.String() + "%"
+		}
+		return "—"
+	}
+	return pct.Round(0).String() + "%"
 }

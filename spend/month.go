@@ -52,7 +52,7 @@ func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
 	for _, cur := range slices.Sorted(maps.Keys(daily)) {
 		days := daily[cur]
 		fc := budget.ForecastPeriod(budget.Monthly, day, today, days)
-		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(), LastMonthDay: lastSame}
+		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(cur), LastMonthDay: lastSame}
 		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
 			card.LastMonth = card.LastMonth.Add(days[d])
 		}

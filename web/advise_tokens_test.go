@@ -35,6 +35,16 @@ func TestAdvisorRequiresTokens(t *testing.T) {
 		if msg := d.Find(`[role=alert]`).Text(); !strings.Contains(msg, "tokens") || !strings.Contains(msg, "training tokens") {
 			t.Errorf("%s: message %q does not name the tokens field", q, msg)
 		}
+		// One message, not split where it says "; ", and the field marked.
+		if n := d.Find(`[data-testid=advice-errors] li`).Length(); n != 1 {
+			t.Errorf("%s: %d messages, want 1: %q", q, n, d.Find(`[data-testid=advice-errors]`).Text())
+		}
+		if v, _ := d.Find(`#advisor-form [name=tokens]`).Attr("aria-invalid"); v != "true" {
+			t.Errorf("%s: tokens field aria-invalid=%q", q, v)
+		}
+		if v, ok := d.Find(`#advisor-form [name=seq_len]`).Attr("aria-invalid"); ok {
+			t.Errorf("%s: seq_len marked invalid (%q) though nothing is wrong with it", q, v)
+		}
 		if d.Find(`[data-testid=option-row]`).Length() != 0 {
 			t.Errorf("%s: options shown for a job nobody sized", q)
 		}

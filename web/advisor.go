@@ -90,13 +90,13 @@ func decodeJSON(c echo.Context, v any) error {
 
 func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, error) {
 	v := views.AdviceView{Form: form, Link: "/advisor?" + form.Encode()}
-	b, errs := adviseBodyFromForm(form)
+	b, errs, bad := adviseBodyFromForm(form)
 	if len(errs) > 0 {
 		p, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, advisor.PriceCatalog, time.Now())
 		if err != nil {
 			return v, err
 		}
-		v.Errors, v.Prices = errs, priceInfo(p)
+		v.Errors, v.Prices, v.Invalid = errs, priceInfo(p), bad
 		return v, nil
 	}
 	adv, p, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
@@ -104,7 +104,15 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 	var ie *advisor.InputError
 	switch {
 	case errors.As(err, &ie):
-		v.Errors = strings.Split(ie.Error(), "; ")
+		v.Errors = ie.Messages()
+		v.Invalid = map[string]bool{}
+		for _, m := range v.Errors {
+			// A message about one field starts with its name, as the API
+			// spells it: the form's fields are named the same.
+			if name, _, ok := strings.Cut(m, ": "); ok && name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz_") == "" {
+				v.Invalid[name] = true
+			}
+		}
 		if p.Catalog == nil {
 			p, _ = advisor.LoadOrgPrices(c.Request().Context(), nil, 0, advisor.PriceCatalog, time.Now())
 			v.Prices = priceInfo(p)
@@ -192,7 +200,7 @@ func assumptionValues(a pricing.Assumptions) map[string]string {
 
 // adviseBodyFromForm reads the advisor form; errs name each field that is
 // not a number or is out of range.
-func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string) {
+func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string, map[string]bool) {
 	f := formNumbers{v: v}
 	b := advisor.AdviseBody{
 		Job: v.Get("job"), Precision: v.Get("precision"), GPU: v.Get("gpu"), Providers: v["providers"],
@@ -230,7 +238,7 @@ func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string) {
 	if len(a) > 0 {
 		b.Assumptions, _ = json.Marshal(a)
 	}
-	return b, f.errs
+	return b, f.errs, f.bad
 }
 
 func priceInfo(p advisor.OrgPrices) views.PriceInfo {

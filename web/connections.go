@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,7 +53,7 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 	}
 	v.KeyMissing = s.cfg.Connections.Key == nil
 	v.Now = time.Now()
-	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "imports"), v))
+	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "connections"), v))
 }
 
 func (s *Server) handleConnections(c echo.Context) error {
@@ -114,7 +115,11 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 	var ie *connect.InputError
 	switch {
 	case errors.As(err, &ie):
-		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: map[string]string{ie.Field: capitalise(ie.Msg) + "."}})
+		errs := map[string]string{}
+		for _, ie := range connect.InputErrors(err) {
+			errs[ie.Field] = capitalise(ie.Msg) + "."
+		}
+		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: errs})
 	case errors.Is(err, connect.ErrNoKey):
 		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: map[string]string{"form": err.Error()}})
 	case err != nil:
@@ -221,7 +226,11 @@ func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
 	var ie *connect.InputError
 	switch {
 	case errors.As(err, &ie):
-		return unprocessable("%s", ie.Error())
+		msgs := []string{}
+		for _, ie := range connect.InputErrors(err) {
+			msgs = append(msgs, ie.Error())
+		}
+		return unprocessable("%s", strings.Join(msgs, "; "))
 	case errors.Is(err, connect.ErrNoKey):
 		return unprocessable("%s", err.Error())
 	case err != nil:

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/connect"
@@ -231,4 +232,71 @@ func TestConnectionsAPI(t *testing.T) {
 	wantStatus(t, rec, http.StatusNotFound)
 	wantStatus(t, call(http.MethodDelete, path, ""), http.StatusNoContent)
 	wantStatus(t, call(http.MethodDelete, path, ""), http.StatusNotFound)
+}
+
+// longSyncError is a last error as long as a real one: a provider's
+// refusal with its explanation.
+const longSyncError = "Azure Storage: could not reach burnrateexportsprodwesteurope.blob.core.windows.net: the name does not resolve " +
+	"(check the storage account name); tried four times over a minute, and the next run is in six hours unless Sync now is pressed"
+
+// addFailedConnection adds a connection to org whose last run failed with
+// longSyncError, as the sync job records it.
+func addFailedConnection(t *testing.T, st *store.Store, orgID int64) {
+	t.Helper()
+	c, err := st.CreateConnection(ctx(), store.NewConnection{OrgID: orgID, Name: "Azure exports", Kind: "azure-blob",
+		Settings: json.RawMessage(`{"account":"burnrateexportsprodwesteurope","container":"exports","prefix":"cost/daily"}`),
+		Secret:   "sealed", SecretHint: "…4w=="})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if err := st.RecordConnectionRun(ctx(), orgID, c.ID, store.ConnectionRun{At: now, Status: "failed", Error: longSyncError, NextRunAt: now.Add(6 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConnectionsLongError: a long last error is clamped within its cell
+// with the whole text as its title, the key hint never wraps, and the nav
+// marks Connections, not Imports.
+func TestConnectionsLongError(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	addFailedConnection(t, b.st, org.ID)
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.get("/connections")
+	wantStatus(t, rec, http.StatusOK)
+	d := doc(t, rec)
+	e := d.Find(`[data-testid=connection-error]`)
+	if title, _ := e.Attr("title"); title != longSyncError || !e.HasClass("clamp") || e.Parent().HasClass("nowrap") {
+		t.Errorf("last error: title %q, class %q, cell class %q", title, e.AttrOr("class", ""), e.Parent().AttrOr("class", ""))
+	}
+	if h := d.Find(`[data-testid=connection-row] code`); h.Text() != "…4w==" || !h.HasClass("nowrap") {
+		t.Errorf("key hint %q wraps (class %q)", h.Text(), h.AttrOr("class", ""))
+	}
+	if cur := d.Find(`nav a[aria-current=page]`); cur.Length() != 1 || cur.AttrOr("href", "") != "/connections" {
+		t.Errorf("nav marks %q on /connections", cur.AttrOr("href", ""))
+	}
+}
+
+// TestConnectionsAzureFormAllErrors: a blank Azure form marks every field
+// it lacks at once.
+func TestConnectionsAzureFormAllErrors(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	rec := c.post("/connections", url.Values{"name": {"Azure"}, "kind": {"azure-blob"}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	d := doc(t, rec)
+	for _, name := range []string{"account", "container", "account_key"} {
+		if v, _ := d.Find(`[data-testid=azure-fields] [name=` + name + `]`).Attr("aria-invalid"); v != "true" {
+			t.Errorf("%s not marked invalid", name)
+		}
+	}
+	if n := d.Find(`[data-testid=field-error]`).Length(); n != 3 {
+		t.Errorf("%d field errors, want 3: %q", n, d.Find(`[data-testid=field-error]`).Text())
+	}
 }

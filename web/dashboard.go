@@ -204,7 +204,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		if len(v.Drivers) == topDrivers {
 			break
 		}
-		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: spend.Share(dr.Amount, o.DriverTotals[dr.Currency])})
+		v.Drivers = append(v.Drivers, views.DriverRow{Driver: dr, Share: spend.ShareText(dr.Amount, o.DriverTotals[dr.Currency])})
 	}
 	v.AllDrivers = spend.FoldDrivers(o.Drivers, exportDrivers)
 	v.GPUs, v.Models = o.GPUs, o.Models
@@ -341,6 +341,20 @@ type plotBudget struct {
 	Name  string   `json:"name"`
 	Daily []string `json:"daily"` // the budget per day (monthly pro-rated)
 	Pace  []string `json:"pace"`  // the cumulative budget since the 1st
+	// DailyName and PaceName are the two lines' legend labels: the budget's
+	// name once, with its real period.
+	DailyName string `json:"daily_name"`
+	PaceName  string `json:"pace_name"`
+}
+
+// budgetLineNames labels a budget's lines on the chart: a daily budget is
+// its amount each day; a monthly one is drawn pro-rated per day (daily
+// view) or as the pace since the 1st (cumulative view).
+func budgetLineNames(name string, period budget.Period) (daily, pace string) {
+	if period == budget.Daily {
+		return "Budget: " + name + " (daily)", "Budget: " + name + " (daily, cumulative)"
+	}
+	return "Budget: " + name + " (monthly, per day)", "Budget: " + name + " (monthly, pace)"
 }
 
 type plotMarker struct {
@@ -378,6 +392,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 			continue
 		}
 		pb := plotBudget{Name: "Budget: " + b.Name}
+		pb.DailyName, pb.PaceName = budgetLineNames(b.Name, budget.Period(b.Period))
 		pace := decimal.Zero
 		for _, day := range s.Days {
 			daily := budget.DailyAmount(budget.Period(b.Period), b.Amount, day)

@@ -142,6 +142,8 @@ func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
 			Budgets    []struct {
 				Name        string
 				Daily, Pace []string
+				DailyName   string `json:"daily_name"`
+				PaceName    string `json:"pace_name"`
 			}
 		}
 	}
@@ -154,6 +156,22 @@ func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
 	usd := chart.Charts[0] // the org's own currency first
 	if usd.Currency != "USD" || len(usd.Days) != 30 || len(usd.Cumulative) != 30 || len(usd.Budgets) != 6 {
 		t.Fatalf("USD chart: %s, %d days, %d cumulative, %d budgets", usd.Currency, len(usd.Days), len(usd.Cumulative), len(usd.Budgets))
+	}
+	// Each budget's lines name it once, with its real period.
+	labels := map[string]bool{}
+	for _, b := range usd.Budgets {
+		labels[b.DailyName], labels[b.PaceName] = true, true
+	}
+	for _, want := range []string{"Budget: Inference (daily)", "Budget: Inference (daily, cumulative)",
+		"Budget: All cloud and LLM spend (monthly, per day)", "Budget: All cloud and LLM spend (monthly, pace)"} {
+		if !labels[want] {
+			t.Errorf("no budget line %q in %v", want, labels)
+		}
+	}
+	for l := range labels {
+		if strings.Count(l, "per day") > 1 || strings.Contains(l, "daily (") {
+			t.Errorf("budget line %q names its period twice", l)
+		}
 	}
 	names := ""
 	for _, s := range usd.Series {

@@ -17,6 +17,7 @@ import (
 type formNumbers struct {
 	v    url.Values
 	errs []string
+	bad  map[string]bool // the keys of the fields errs are about
 }
 
 func (f *formNumbers) parse(k quantity.Kind, key, label string) (decimal.Decimal, bool) {
@@ -27,6 +28,10 @@ func (f *formNumbers) parse(k quantity.Kind, key, label string) (decimal.Decimal
 	d, err := k.ParseHuman(label, s)
 	if err != nil {
 		f.errs = append(f.errs, formNumberError(k, label, s, err))
+		if f.bad == nil {
+			f.bad = map[string]bool{}
+		}
+		f.bad[key] = true
 		return decimal.Zero, false
 	}
 	return d, true

@@ -84,7 +84,10 @@ func (l *consoleLog) errorsSince(n int) ([]string, int) {
 func TestBrowserEveryPageAtEveryWidth(t *testing.T) {
 	t.Parallel()
 	b, base := liveServer(t)
-	_, owner, _, res := demoOrg(t, b)
+	demoOrgRow, owner, _, res := demoOrg(t, b)
+	// A connection whose last run failed with a long error: the widest
+	// row the Connections table has to fit.
+	addFailedConnection(t, b.st, demoOrgRow.ID)
 	_, emptyOwner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Empty"})
 	dir := screenshotDir(t)
 	importID := res.Files[0].ID
@@ -94,7 +97,7 @@ func TestBrowserEveryPageAtEveryWidth(t *testing.T) {
 	demoPages := []string{
 		"/dashboard", "/dashboard?range=90d&group=model", "/dashboard?range=90d&chart=cumulative&team=inference",
 		"/dashboard?range=custom&from=2020-01-01&to=2020-01-31",
-		"/imports", fmt.Sprintf("/imports/%d", importID), "/budgets", fmt.Sprintf("/budgets/%d", budgetID),
+		"/imports", fmt.Sprintf("/imports/%d", importID), "/connections", "/budgets", fmt.Sprintf("/budgets/%d", budgetID),
 		"/budgets/new", fmt.Sprintf("/budgets/%d/edit", budgetID), "/advisor", "/breakeven", "/prices",
 		"/settings", "/settings/notifications", "/settings/digest", "/settings/mail", "/members", "/tokens",
 		"/account", "/orgs/new",

@@ -208,9 +208,9 @@ func TestBrowserChartsShowHostileNamesAsText(t *testing.T) {
 				page := "/dashboard?range=30d&group=" + group + "&chart=" + view
 				text := check(t, page, `[data-testid=chart]`)
 				for _, n := range xssNames {
-					suffix := " (per day): "
+					suffix := " (monthly, per day): "
 					if view == "cumulative" {
-						suffix = " (pace): "
+						suffix = " (monthly, pace): "
 					}
 					if !strings.Contains(text, "Budget: "+n+suffix) {
 						t.Errorf("%s: no budget %q as text in the tooltips:\n%s", page, n, text)

@@ -277,8 +277,8 @@ function burnrateTheme() {
 }
 
 // Twelve colours told apart easily (Tableau 10 and two more), for the
-// series; budgets are drawn in the text colour, dashed, and unusual days
-// in red.
+// series; budgets are drawn dashed, each its own dash and colour, and
+// unusual days in red.
 var burnratePalette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
   "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#8c564b"];
 var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
@@ -355,18 +355,21 @@ function burnrateLegend(list, chart, keys) {
       var series = [], exact = {}, notes = {}, totals = c.totals, keys = [];
       // Budget lines come first in the legend; they are drawn above the
       // bars.
+      // Each budget its own dash and colour: the first in the text colour,
+      // the others from the palette's end (the bars take it from the start).
       function budgetLine(b, k, name, values, step) {
         var dash = burnrateBudgetDashes[k % burnrateBudgetDashes.length];
+        var color = k === 0 ? theme.text : burnratePalette[burnratePalette.length - 1 - ((k - 1) % burnratePalette.length)];
         series.push({
           name: name, type: "line", step: step, data: values.map(Number), symbol: "none", z: 5,
-          lineStyle: { type: dash, width: 2, color: theme.text },
-          itemStyle: { color: theme.text }
+          lineStyle: { type: dash, width: 2, color: color },
+          itemStyle: { color: color }
         });
         exact[name] = values;
-        keys.push({ name: name, color: theme.text, line: dash === "dotted" ? "dotted" : "dashed" });
+        keys.push({ name: name, color: color, line: dash === "dotted" ? "dotted" : "dashed" });
       }
       if (data.view === "cumulative") {
-        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (pace)", b.pace, false); });
+        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.pace_name, b.pace, false); });
         var name = "Spent (cumulative, from each 1st)";
         series.push({ name: name, type: "line", data: c.cumulative.map(Number), areaStyle: { opacity: 0.15 }, symbol: "none",
           color: burnratePalette[0] });
@@ -374,7 +377,7 @@ function burnrateLegend(list, chart, keys) {
         keys.push({ name: name, color: burnratePalette[0] });
         totals = null;
       } else {
-        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.name + " (per day)", b.daily, "middle"); });
+        c.budgets.forEach(function (b, k) { budgetLine(b, k, b.daily_name, b.daily, "middle"); });
         if (c.anomalies.length) {
           var n = "Unusual day";
           series.push({
@@ -432,3 +435,24 @@ function burnrateLegend(list, chart, keys) {
     });
   });
 })();
+
+// The Add a connection form: without JavaScript every provider's fields
+// show; with it, only the selected provider's (data-kind-fields lists the
+// kinds a fieldset serves). A hidden fieldset is disabled too, so that its
+// fields are neither validated nor sent.
+function burnrateKindFields(root) {
+  (root || document).querySelectorAll("select[data-kind-select]").forEach(function (sel) {
+    var form = sel.form;
+    if (!form) return;
+    form.querySelectorAll("fieldset[data-kind-fields]").forEach(function (fs) {
+      var on = fs.dataset.kindFields.split(" ").indexOf(sel.value) >= 0;
+      fs.hidden = !on;
+      fs.disabled = !on;
+    });
+  });
+}
+document.addEventListener("DOMContentLoaded", function () { burnrateKindFields(document); });
+document.addEventListener("htmx:afterSettle", function (evt) { burnrateKindFields(evt.target); });
+document.addEventListener("change", function (evt) {
+  if (evt.target.matches && evt.target.matches("select[data-kind-select]")) burnrateKindFields(evt.target.form);
+});
