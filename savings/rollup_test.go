@@ -84,10 +84,11 @@ func TestGPURollupFollowsCharges(t *testing.T) {
 	importFOCUS(t, st, org, append(days("2026-11-01", 3, gpuLine{resource: "i-a", usage: g548, hours: 24, price: g548Price}),
 		days("2026-11-02", 2, gpuLine{resource: "i-a", usage: "USE1-SpotUsage:g5.48xlarge", hours: 5, price: "6.5",
 			tags: `{"team": "ml"}`})...))
-	importFOCUS(t, st, org, days("2026-11-02", 4, gpuLine{resource: "i-a", usage: g548, hours: 3, price: g548Price,
-		tags: `{"team": "serving"}`}))
+	importFOCUS(t, st, org, append(days("2026-11-02", 4, gpuLine{resource: "i-a", usage: g548, hours: 3, price: g548Price,
+		tags: `{"team": "serving"}`}),
+		days("2026-11-03", 2, gpuLine{resource: "i-c", usage: g548, hours: 24, price: g548Price, effective: "9.75"})...))
 	importFOCUS(t, st, other, days("2026-11-01", 2, gpuLine{resource: "i-b", usage: g548, hours: 24, price: g548Price}))
-	if len(fromRollup(t, st, org)) != 7 {
+	if len(fromRollup(t, st, org)) != 9 {
 		t.Fatalf("rollup: %q", fromRollup(t, st, org))
 	}
 	sameRollup(t, st, org, "after imports")

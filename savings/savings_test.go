@@ -30,6 +30,9 @@ type gpuLine struct {
 	hours    int
 	price    string // per instance-hour
 	tags     string // JSON object, or ""
+	// effective is the per-hour effective cost when it is not price (a
+	// savings plan or reservation covered the hours).
+	effective string
 }
 
 // days repeats l over n days from the first.
@@ -61,8 +64,12 @@ func importFOCUS(t testing.TB, st *store.Store, org store.Org, lines []gpuLine) 
 		}
 		end := start.Add(time.Duration(l.hours) * time.Hour)
 		cost := decimal.RequireFromString(l.price).Mul(decimal.NewFromInt(int64(l.hours)))
+		effective := cost
+		if l.effective != "" {
+			effective = decimal.RequireFromString(l.effective).Mul(decimal.NewFromInt(int64(l.hours)))
+		}
 		fmt.Fprintf(&f, "%s,%s,%s,%s,USD,AWS,Amazon Elastic Compute Cloud,Compute,Usage,%s,%s,%d,Hours,%s,acct-%d\n",
-			cost, cost, start.Format(time.RFC3339), end.Format(time.RFC3339), l.usage, l.resource, l.hours,
+			cost, effective, start.Format(time.RFC3339), end.Format(time.RFC3339), l.usage, l.resource, l.hours,
 			csvCell(l.tags), n)
 	}
 	if len(lines) > 0 {
