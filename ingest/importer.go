@@ -557,6 +557,23 @@ func ResultOf(i store.Import) ImportResult {
 	return res
 }
 
+// HistoryEntry is a stored import as the history lists it
+// (GET /api/v1/imports, burnrate imports list --json): its result, and
+// whether it succeeded, failed (with why) or is still processing.
+type HistoryEntry struct {
+	ImportResult
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// HistoryLength is how many imports, newest first, the history shows.
+const HistoryLength = 100
+
+// HistoryEntryOf is a stored import in the history's shape.
+func HistoryEntryOf(i store.Import) HistoryEntry {
+	return HistoryEntry{ImportResult: ResultOf(i), Status: i.Status, Error: i.Error}
+}
+
 // PriceTable adapts an LLM price table to the LLMPricer seam.
 func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }
 

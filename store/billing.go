@@ -162,12 +162,12 @@ func (s *Store) SeatsTaken(ctx context.Context, orgID int64) (members, invites i
 }
 
 // RowsImportedSince is the charge rows orgID's successful imports wrote
-// since since: what the plan's monthly row quota counts.
+// since since, removed ones too: what the plan's monthly row quota counts.
 func (s *Store) RowsImportedSince(ctx context.Context, orgID int64, since time.Time) (int64, error) {
 	var n int64
 	err := s.q.QueryRow(ctx, `
 		SELECT coalesce(sum(rows), 0)::bigint FROM imports
-		WHERE org_id = $1 AND status = 'succeeded' AND finished_at >= $2`, orgID, since).Scan(&n)
+		WHERE org_id = $1 AND status IN ('succeeded', 'removed') AND finished_at >= $2`, orgID, since).Scan(&n)
 	return n, mapError("rows imported since", err)
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,6 +35,8 @@ type Import struct {
 	Via           string // web, api, cli
 	CreatedAt     time.Time
 	FinishedAt    *time.Time
+	RemovedAt     *time.Time // when it was removed (RemoveImport)
+	RemoverEmail  string     // who removed it; empty for an API token or the command line
 }
 
 // Import statuses.
@@ -41,20 +44,21 @@ const (
 	ImportProcessing = "processing"
 	ImportSucceeded  = "succeeded"
 	ImportFailed     = "failed"
+	ImportRemoved    = "removed" // by a person, its rows deleted (RemoveImport)
 )
 
 const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
 	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
-	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at`
+	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, '')`
 
-const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by `
+const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by `
 
 func scanImport(row pgx.Row) (Import, error) {
 	var i Import
 	var totals map[string]string
 	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
 		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
-		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt)
+		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail)
 	if err != nil {
 		return i, err
 	}
@@ -140,7 +144,7 @@ func (s *Store) FailInterruptedImports(ctx context.Context, msg string) ([]Impor
 			WHERE status = 'processing' AND pg_try_advisory_xact_lock(`+importLock("id")+`)
 			RETURNING *
 		)
-		SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by
+		SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by
 		ORDER BY i.org_id, i.id`, msg)
 	if err != nil {
 		return nil, mapError("fail interrupted imports", err)
@@ -210,20 +214,54 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 	return mapError("finish import", err)
 }
 
-// DeleteImport removes an import and its rows. Returns ErrNotFound if orgID
-// has no such import.
+// ErrImportRunning refuses to remove an import whose file is still being
+// read: its rows are not written yet.
+var ErrImportRunning = errors.New("the import is still running; remove it once it has finished")
+
+// ErrImportRemoved refuses to remove an import twice.
+var ErrImportRemoved = errors.New("the import was removed already")
+
+// RemoveImport is a person (by; 0 for an API token or the command line)
+// removing orgID's import id, returning it as it was. A succeeded import's
+// rows leave charges and every rollup in one transaction, and it stays in
+// the history as removed: its rows still count towards the month's quota.
+// A failed import, which wrote nothing, leaves the history. Rows the import
+// replaced in earlier imports (a restated period) are not brought back:
+// they were deleted when it was written (docs/import-formats.md, "Removing
+// an import").
+func (s *Store) RemoveImport(ctx context.Context, orgID, id, by int64) (Import, error) {
+	var imp Import
+	err := s.InTx(ctx, func(tx *Store) error {
+		var err error
+		// The row lock makes a second removal of the same import wait, then
+		// see it removed, rather than delete twice.
+		imp, err = scanImport(tx.q.QueryRow(ctx, `SELECT `+importColumns+importFrom+`WHERE i.org_id = $1 AND i.id = $2 FOR UPDATE OF i`, orgID, id))
+		if err != nil {
+			return mapError("remove import", err)
+		}
+		switch imp.Status {
+		case ImportProcessing:
+			return ErrImportRunning
+		case ImportRemoved:
+			return ErrImportRemoved
+		case ImportFailed:
+			return tx.DeleteImport(ctx, orgID, id)
+		}
+		if err := tx.dropImportCharges(ctx, orgID, id); err != nil {
+			return err
+		}
+		_, err = tx.q.Exec(ctx, `UPDATE imports SET status = 'removed', removed_at = now(), removed_by = NULLIF($3, 0)
+			WHERE org_id = $1 AND id = $2`, orgID, id, by)
+		return mapError("remove import", err)
+	})
+	return imp, err
+}
+
+// DeleteImport removes an import and its rows, leaving no trace. Returns
+// ErrNotFound if orgID has no such import.
 func (s *Store) DeleteImport(ctx context.Context, orgID, id int64) error {
-	// charges has no foreign key to imports (see 000002), so its rows go
-	// explicitly, with their rollups.
 	return s.InTx(ctx, func(tx *Store) error {
-		var tz string
-		if err := tx.q.QueryRow(ctx, `SELECT time_zone FROM orgs WHERE id = $1`, orgID).Scan(&tz); err != nil {
-			return mapError("delete import", err)
-		}
-		if _, err := tx.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
-			return mapError("delete import", err)
-		}
-		if err := tx.dropEmptyRollups(ctx, orgID); err != nil {
+		if err := tx.dropImportCharges(ctx, orgID, id); err != nil {
 			return err
 		}
 		tag, err := tx.q.Exec(ctx, `DELETE FROM imports WHERE org_id = $1 AND id = $2`, orgID, id)
@@ -232,6 +270,19 @@ func (s *Store) DeleteImport(ctx context.Context, orgID, id int64) error {
 		}
 		return mapError("delete import", err)
 	})
+}
+
+// dropImportCharges deletes an import's charges with their rollups. charges
+// has no foreign key to imports (see 000002), so its rows go explicitly.
+func (s *Store) dropImportCharges(ctx context.Context, orgID, id int64) error {
+	var tz string
+	if err := s.q.QueryRow(ctx, `SELECT time_zone FROM orgs WHERE id = $1`, orgID).Scan(&tz); err != nil {
+		return mapError("delete import's charges", err)
+	}
+	if _, err := s.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
+		return mapError("delete import's charges", err)
+	}
+	return s.dropEmptyRollups(ctx, orgID)
 }
 
 // FailImport marks an import failed with the reason and, for a bad value,

@@ -71,17 +71,30 @@ func (s *Server) handleAPIImportShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, apiImport{ImportResult: ingest.ResultOf(imp), Status: imp.Status, Error: imp.Error})
+	return c.JSON(http.StatusOK, ingest.HistoryEntryOf(imp))
 }
 
-func (s *Server) handleAPIImportList(c echo.Context) error {
-	imps, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+// handleAPIImportDelete is DELETE /api/v1/imports/{id}: 204 once the
+// import and its rows are gone.
+func (s *Server) handleAPIImportDelete(c echo.Context) error {
+	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	out := make([]apiImport, 0, len(imps))
+	if _, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, 0); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) handleAPIImportList(c echo.Context) error {
+	imps, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, ingest.HistoryLength)
+	if err != nil {
+		return err
+	}
+	out := make([]ingest.HistoryEntry, 0, len(imps))
 	for _, imp := range imps {
-		out = append(out, apiImport{ImportResult: ingest.ResultOf(imp), Status: imp.Status, Error: imp.Error})
+		out = append(out, ingest.HistoryEntryOf(imp))
 	}
 	return c.JSON(http.StatusOK, map[string]any{"imports": out})
 }

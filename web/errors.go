@@ -50,6 +50,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		status, msg, body.UpgradeURL = le.HTTPStatus(), le.Msg, le.UpgradeURL
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "Not found."
+	case errors.Is(err, store.ErrImportRunning):
+		status, msg = http.StatusConflict, "This import is still running; remove it once it has finished."
+	case errors.Is(err, store.ErrImportRemoved):
+		status, msg = http.StatusConflict, "This import was removed already."
 	case errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge:
 		status, msg = he.Code, errUploadTooLarge(s.cfg.MaxUploadBytes).(*echo.HTTPError).Message.(string)
 	case errors.As(err, &he):

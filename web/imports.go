@@ -14,15 +14,13 @@ import (
 
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
 
-// historyLength is how many imports the history shows.
-const historyLength = 100
-
 func (s *Server) importsPage(c echo.Context, status int, outcomes []views.ImportOutcome) error {
-	history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+	history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, ingest.HistoryLength)
 	if err != nil {
 		return err
 	}
@@ -124,7 +122,7 @@ func (s *Server) handleImportUpload(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	}
 	if isHTMX(c) {
-		history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, historyLength)
+		history, err := s.db(c).Imports(c.Request().Context(), currentOrg(c).ID, ingest.HistoryLength)
 		if err != nil {
 			return err
 		}
@@ -147,11 +145,23 @@ func (s *Server) handleImportShow(c echo.Context) error {
 	return render(c, http.StatusOK, views.ImportPage(s.shell(c, "Import", "imports"), imp))
 }
 
-// apiImport is an import as the API lists it: the result fields plus status.
-type apiImport struct {
-	ingest.ImportResult
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+// handleImportDelete removes an import and its rows (docs/import-formats.md,
+// "Removing an import").
+func (s *Server) handleImportDelete(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	imp, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	msg := "Import of “" + imp.FileName + "” removed."
+	if imp.Status == store.ImportSucceeded {
+		msg = "Import of “" + imp.FileName + "” removed, with its " + quantity.FormatCount(imp.Rows) + " rows."
+	}
+	s.flash(c, msg)
+	return c.Redirect(http.StatusSeeOther, "/imports")
 }
 
 func errUploadTooLarge(limit int64) error {

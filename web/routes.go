@@ -160,6 +160,7 @@ func (s *Server) routes() {
 	e.GET("/imports/mapping", s.handleMappingShow, app()...)
 	e.POST("/imports/mapping", s.handleMappingSave, app()...)
 	e.GET("/imports/:id", s.handleImportShow, app()...)
+	e.POST("/imports/:id/delete", s.handleImportDelete, admin...)
 
 	// Connections: everyone sees them and their last run; admins add,
 	// test, pause, sync and delete them.
@@ -199,6 +200,7 @@ func (s *Server) routes() {
 	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.limitImports})...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
+	e.DELETE("/api/v1/imports/:id", s.handleAPIImportDelete, api...)
 	// Tokens are made by admins, so they manage connections as admins do.
 	e.GET("/api/v1/connections", s.handleAPIConnectionList, api...)
 	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, api...)

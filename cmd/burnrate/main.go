@@ -40,6 +40,8 @@ Commands:
                              show an org's plan and its use, or set the plan
   import --org SLUG [--source NAME] [--json] FILE...
                              import billing exports / LLM usage logs (CSV or .csv.gz)
+  imports list|delete --org SLUG [--json] [ID]
+                             the import history, or remove an import and its rows
   advise --job JOB (--model NAME | --params N) [--precision bf16] [--tokens N]
          [--seq-len N] [--spot] [--gpu NAME] [--provider NAME] [--mfu F] [--json]
                              the cheapest GPU configuration for a job
@@ -101,6 +103,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runOrg(ctx, cfg, log, rest, stdout)
 	case "import":
 		return runImport(ctx, cfg, log, rest, stdout)
+	case "imports":
+		return runImports(ctx, cfg, log, rest, stdout)
 	case "advise":
 		return runAdvise(ctx, cfg, log, rest, stdout)
 	case "breakeven":

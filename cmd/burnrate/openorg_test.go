@@ -24,6 +24,7 @@ func TestEveryOrgCommandNamesAMissingOrg(t *testing.T) {
 		{[]string{"savings", "--org", "nobody"}, `savings: no org with slug "nobody"`},
 		{[]string{"org", "plan", "--org", "nobody"}, `org plan: no org with slug "nobody"`},
 		{[]string{"connection", "list", "--org", "nobody"}, `connection: no org with slug "nobody"`},
+		{[]string{"imports", "list", "--org", "nobody"}, `imports: no org with slug "nobody"`},
 		{[]string{"advise", "--org", "nobody", "--job", "serving", "--model", "llama-3.1-8b"}, `advise: no org with slug "nobody"`},
 		{[]string{"breakeven", "--org", "nobody", "--model", "gpt-4o"}, `breakeven: no org with slug "nobody"`},
 	} {
