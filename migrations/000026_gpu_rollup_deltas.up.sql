@@ -1,6 +1,6 @@
 -- gpu_resource_daily becomes a table of signed deltas, so that an import
 -- can append its GPU rollup with one COPY instead of a statement trigger
--- re-reading every row it wrote (docs/data-model.md, "Rollups"). The
+-- re-reading every row it wrote (docs/savings.md, "Speed: the GPU usage rollup"). The
 -- statement-level INSERT trigger captured every new charge, wide, and
 -- upserted into an eleven-column key with a foreign key check a row: most
 -- of a large CUR import's time.
