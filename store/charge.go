@@ -199,6 +199,9 @@ func (s *decSum) value() decimal.Decimal {
 	if !s.used {
 		return s.big
 	}
+	if s.big.IsZero() {
+		return decimal.New(s.coef, s.exp) // the same value, without Add's big.Int arithmetic
+	}
 	return s.big.Add(decimal.New(s.coef, s.exp))
 }
 

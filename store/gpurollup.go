@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -143,6 +144,7 @@ func (g *gpuRollup) add(ch *Charge) {
 
 // encode appends the held sums to g.out and forgets them.
 func (g *gpuRollup) encode() error {
+	g.out = slices.Grow(g.out, len(g.keys)*(len(g.key)+40))
 	for i, k := range g.keys {
 		s := &g.sums[i]
 		g.out = append(g.out, k...)
