@@ -44,7 +44,7 @@ func gpuRollupSelect(tz, where string) string {
 
 // gpuRollupMaxKeys bounds the keys gpuRollup adds up in memory; past it,
 // what it holds goes to its spill file. A variable for tests.
-var gpuRollupMaxKeys = 1 << 16
+var gpuRollupMaxKeys = 1 << 12
 
 // gpuRollup adds up an import's GPU usage rows (docs/savings.md, "What the
 // bills say") per gpu_resource_daily key as they stream past, so that the
