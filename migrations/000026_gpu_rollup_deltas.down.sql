@@ -15,6 +15,7 @@ INSERT INTO gpu_resource_daily SELECT * FROM gpu_resource_daily_compact;
 DROP TABLE gpu_resource_daily_compact;
 
 DROP INDEX IF EXISTS gpu_resource_daily_org_day;
+ALTER TABLE gpu_resource_daily DROP CONSTRAINT IF EXISTS gpu_resource_daily_rows_positive;
 ALTER TABLE gpu_resource_daily ADD PRIMARY KEY (org_id, day, provider, resource_id, instance_type, gpu_type, gpu_count,
     currency, purchase, team, untagged);
 ALTER TABLE gpu_resource_daily ADD FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;

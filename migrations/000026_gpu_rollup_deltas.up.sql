@@ -9,19 +9,22 @@
 -- * Nothing on charges' INSERT: whatever inserts charges writes the rollup
 --   itself (store.WriteCharges, from the rows as they stream past for a
 --   cloud export, or from the import's stored rows for keyed sources).
--- * A key may have several rows; what a key holds is their sum, and a key
---   whose rows add up to no charges is gone. Readers GROUP BY the key
---   with HAVING sum(rows) <> 0.
+-- * A key may have several rows; what a key holds is their sum.
 -- * UPDATE and DELETE on charges still go through statement triggers, which
 --   add the change to the days it touches and rewrite those days' rows
---   compacted, one row a key (a restated month does not leave its old rows
---   and their negations behind). store.RebuildDailySpend compacts all.
+--   compacted, one row a key, dropping keys left with no charges (a
+--   restated month does not leave its old rows and their negations
+--   behind). store.RebuildDailySpend compacts all.
+-- * So every row counts at least one charge (rows > 0, checked): a
+--   reader merges a key's rows as they are, no key ever stands for
+--   charges that are gone.
 -- * No foreign key to orgs (one check per row written): a trigger on orgs
 --   deletes a deleted org's rows instead.
 DROP TRIGGER gpu_resource_daily_insert ON charges;
 ALTER TABLE gpu_resource_daily DROP CONSTRAINT gpu_resource_daily_pkey;
 ALTER TABLE gpu_resource_daily DROP CONSTRAINT gpu_resource_daily_org_id_fkey;
 CREATE INDEX gpu_resource_daily_org_day ON gpu_resource_daily (org_id, day);
+ALTER TABLE gpu_resource_daily ADD CONSTRAINT gpu_resource_daily_rows_positive CHECK (rows > 0);
 
 DROP FUNCTION gpu_resource_daily_add(int);
 

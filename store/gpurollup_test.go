@@ -165,7 +165,9 @@ func TestGPURollupWrittenByImports(t *testing.T) {
 
 	// Another account's export on the same days: its keys add to the days'.
 	second := importFenced(t, st, org, store.DedupeNone,
-		charge(1, "2026-11-01 12:00", "10", gpu("i-a", "g5.xlarge", 1, 1), func(c *store.Charge) { c.BillingAccountID = "222" }),
+		charge(1, "2026-11-01 12:00", "10", gpu("i-a", "g5.xlarge", 1, 1), func(c *store.Charge) {
+			c.BillingAccountID, c.Tags, c.Team = "222", map[string]string{"team": "ml"}, "ml" // i-a's day: mixed teams
+		}),
 		charge(2, "2026-11-01 12:00", "10", gpu("i-e", "g5.xlarge", 1, 1), func(c *store.Charge) { c.BillingAccountID = "222" }))
 	sameGPURollup(t, st, org, "after a second account's export", 7)
 
@@ -202,7 +204,7 @@ func TestGPURollupWrittenByImports(t *testing.T) {
 		charge(1, "2026-11-06 10:00", "6", gpu("r-1", "g6.xlarge", 1, 6), bucket("b1"))) // restates it
 	sameGPURollup(t, st, org, "after keyed buckets", 5)
 
-	// Deleted imports.
+	// Deleted imports: i-a's first day is untagged again, no team.
 	if err := st.DeleteImport(ctx, org.ID, second.ID); err != nil {
 		t.Fatal(err)
 	}

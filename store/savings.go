@@ -71,24 +71,19 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 }
 
 // gpuResourceDaysSQL reads the rollup of GPU usage per resource and day
-// (gpu_resource_daily: signed deltas, several rows a key at times, see
-// migrations/000026), adding up each key's rows and dropping the keys left
-// with no charges, then merging the teams, tag states and GPU counts its
-// key keeps apart. Days are already in the org's time zone: $2 and $3 are
-// civil dates. No ORDER BY: the finders sort what they show.
+// (gpu_resource_daily, see migrations/000026), merging the teams, tag
+// states and GPU counts its key keeps apart. A key may have several rows,
+// but every row counts charges that are there (rows > 0: the triggers that
+// take charges out fold the negation into the days they touch), so the
+// rows are merged as they are. Days are already in the org's time zone:
+// $2 and $3 are civil dates. No ORDER BY: the finders sort what they show.
 const gpuResourceDaysSQL = `
 		SELECT provider, resource_id, instance_type, gpu_type, max(gpu_count), currency, purchase,
 			day, sum(gpu_hours), sum(cost), sum(rows)::bigint,
 			CASE WHEN bool_and(team <> '') AND min(team) = max(team) THEN min(team) ELSE '' END,
 			bool_and(untagged)
-		FROM (
-			SELECT day, provider, resource_id, instance_type, gpu_type, gpu_count, currency, purchase, team, untagged,
-				sum(gpu_hours) AS gpu_hours, sum(cost) AS cost, sum(rows) AS rows
-			FROM gpu_resource_daily
-			WHERE org_id = $1 AND day >= $2::date AND day < $3::date
-			GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
-			HAVING sum(rows) <> 0
-		) g
+		FROM gpu_resource_daily
+		WHERE org_id = $1 AND day >= $2::date AND day < $3::date
 		GROUP BY provider, resource_id, instance_type, gpu_type, currency, purchase, day`
 
 // SpendDays returns the first and last day of orgID's daily rollup within
