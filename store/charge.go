@@ -199,6 +199,9 @@ func (s *decSum) value() decimal.Decimal {
 	if !s.used {
 		return s.big
 	}
+	if s.big.IsZero() {
+		return decimal.New(s.coef, s.exp) // the same value, without Add's big.Int arithmetic
+	}
 	return s.big.Add(decimal.New(s.coef, s.exp))
 }
 
@@ -278,9 +281,10 @@ type copySource struct {
 	src             ChargeSource
 	values          []any
 	periods         map[restatement]struct{}
-	rollup          *rollup // nil when rows may be skipped: rolled up from what was inserted instead
-	tags            []byte  // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
-	source          string  // of the rows copied (one per import)
+	rollup          *rollup    // nil when rows may be skipped: rolled up from what was inserted instead
+	gpu             *gpuRollup // likewise, for gpu_resource_daily
+	tags            []byte     // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
+	source          string     // of the rows copied (one per import)
 	err             error
 	binary          bool    // encoded by binaryCopy: Values is not used
 	cur             *Charge // the row Next moved to
@@ -295,6 +299,9 @@ func (c *copySource) Next() bool {
 	c.source, c.cur = ch.Source, ch
 	if c.rollup != nil {
 		c.rollup.add(ch)
+	}
+	if c.gpu != nil {
+		c.gpu.add(ch)
 	}
 	if c.binary {
 		if !ch.BillingPeriodStart.IsZero() {
@@ -457,6 +464,10 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
 	if dedupe == DedupeNone {
 		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}}
+		if _, ok := s.q.(pgx.Tx); ok {
+			cs.gpu = newGPURollup(orgID, loc)
+			defer cs.gpu.close()
+		}
 	}
 
 	var copied int64
@@ -554,6 +565,18 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		res.MergedRows = copied - res.Rows
 	}
 
+	// GPU usage (gpu_resource_daily), after the restated rows went, so that
+	// their removal does not rewrite this import's days.
+	if cs.gpu != nil {
+		conn := s.q.(pgx.Tx).Conn()
+		if err := s.unfenced(ctx, func() error {
+			return mapError("write charges: gpu rollup", cs.gpu.copyTo(ctx, conn))
+		}); err != nil {
+			return res, err
+		}
+	} else if _, err := s.q.Exec(ctx, gpuRollupSelect("$3", "c.import_id = $2"), orgID, importID, tz); err != nil {
+		return res, mapError("write charges: gpu rollup", err)
+	}
 	if cs.rollup != nil {
 		if err := cs.rollup.write(ctx, s.q, orgID); err != nil {
 			return res, mapError("write charges: roll up", err)
@@ -722,21 +745,35 @@ func (s *Store) zeroMeasures(ctx context.Context, orgID int64, tz string, column
 // (restatements, rollups, the import's status) stays confined to the org.
 // copySource writes orgID into every row, whatever the file says.
 func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error) {
+	var copied int64
+	err := s.unfenced(ctx, func() error {
+		var err error
+		copied, err = s.copyBinary(ctx, "charges", cs)
+		if err != nil {
+			return fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
+		}
+		return nil
+	})
+	return copied, err
+}
+
+// unfenced runs fn, a COPY of rows whose org_id the caller set, as the
+// connecting role (see copyUnfenced).
+func (s *Store) unfenced(ctx context.Context, fn func() error) error {
 	var role string
 	if err := s.q.QueryRow(ctx, `SELECT current_setting('role')`).Scan(&role); err != nil {
-		return 0, mapError("write charges: role", err)
+		return mapError("write charges: role", err)
 	}
 	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
-		return 0, mapError("write charges: role", err)
+		return mapError("write charges: role", err)
 	}
-	copied, err := s.copyBinary(ctx, "charges", cs)
-	if err != nil {
-		return 0, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
+	if err := fn(); err != nil {
+		return err
 	}
 	if _, err := s.q.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
-		return 0, mapError("write charges: role", err)
+		return mapError("write charges: role", err)
 	}
-	return copied, nil
+	return nil
 }
 
 // RebuildDailySpend recomputes orgID's rollups (daily_spend and
@@ -753,7 +790,7 @@ func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Lo
 		if _, err := tx.q.Exec(ctx, `DELETE FROM gpu_resource_daily WHERE org_id = $1`, orgID); err != nil {
 			return mapError("rebuild gpu resource days", err)
 		}
-		_, err := tx.q.Exec(ctx, rebuildGPUResourceDaily, orgID, loc.String())
+		_, err := tx.q.Exec(ctx, gpuRollupSelect("$2", "true"), orgID, loc.String())
 		return mapError("rebuild gpu resource days", err)
 	})
 }

@@ -56,3 +56,11 @@ func (s *rowsSource) Err() error      { return nil }
 
 // DriverSpans is driverSpans, for tests.
 var DriverSpans = driverSpans
+
+// SetGPURollupMaxKeys sets how many keys an import's GPU rollup holds in
+// memory before it spills, and returns what restores it.
+func SetGPURollupMaxKeys(n int) (restore func()) {
+	old := gpuRollupMaxKeys
+	gpuRollupMaxKeys = n
+	return func() { gpuRollupMaxKeys = old }
+}

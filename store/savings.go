@@ -71,10 +71,12 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 }
 
 // gpuResourceDaysSQL reads the rollup of GPU usage per resource and day
-// (gpu_resource_daily, kept in step with charges by triggers: see
-// migrations/000021), merging the teams, tag states and GPU counts its key
-// keeps apart. Days are already in the org's time zone: $2 and $3 are
-// civil dates. No ORDER BY: the finders sort what they show.
+// (gpu_resource_daily, see migrations/000026), merging the teams, tag
+// states and GPU counts its key keeps apart. A key may have several rows,
+// but every row counts charges that are there (rows > 0: the triggers that
+// take charges out fold the negation into the days they touch), so the
+// rows are merged as they are. Days are already in the org's time zone:
+// $2 and $3 are civil dates. No ORDER BY: the finders sort what they show.
 const gpuResourceDaysSQL = `
 		SELECT provider, resource_id, instance_type, gpu_type, max(gpu_count), currency, purchase,
 			day, sum(gpu_hours), sum(cost), sum(rows)::bigint,
@@ -83,22 +85,6 @@ const gpuResourceDaysSQL = `
 		FROM gpu_resource_daily
 		WHERE org_id = $1 AND day >= $2::date AND day < $3::date
 		GROUP BY provider, resource_id, instance_type, gpu_type, currency, purchase, day`
-
-// rebuildGPUResourceDaily recomputes orgID's GPU usage rollup from its
-// charges in loc's days (the triggers keep it in step otherwise).
-const rebuildGPUResourceDaily = `
-		INSERT INTO gpu_resource_daily (org_id, day, provider, resource_id, instance_type, gpu_type, gpu_count,
-			currency, purchase, team, untagged, gpu_hours, cost, rows)
-		SELECT c.org_id, (c.charge_period_start AT TIME ZONE $2)::date, c.provider_name, c.resource_id,
-			c.x_instance_type, c.x_gpu_type, c.x_gpu_count, c.billing_currency,
-			CASE WHEN c.sku ~* '(spot|preemptible)' THEN 'spot'
-				WHEN c.effective_cost <> c.billed_cost THEN 'committed'
-				ELSE 'on-demand' END,
-			c.team, (c.tags IS NULL OR c.tags = '{}'::jsonb),
-			sum(c.x_gpu_hours), sum(c.effective_cost), count(*)
-		FROM charges c
-		WHERE c.org_id = $1 AND c.x_gpu_hours > 0 AND c.charge_category = 'Usage'
-		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`
 
 // SpendDays returns the first and last day of orgID's daily rollup within
 // [from, to] (days in the org's time zone), and false when it has none: how
