@@ -23,6 +23,8 @@ type Headline struct {
 	// rest (see budget.Rank): daily budgets as of Yesterday (a whole day),
 	// monthly ones as of today.
 	Budgets []budget.Status
+	// All is every budget as store.Budgets lists them.
+	All []store.Budget
 }
 
 // HeadlineCurrency is one currency of a Headline.
@@ -95,6 +97,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 	if err != nil {
 		return h, err
 	}
+	h.All = budgets
 	var daily, monthly []store.Budget
 	for _, b := range budgets {
 		if budget.Period(b.Period) == budget.Daily {

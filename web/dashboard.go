@@ -90,10 +90,11 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
+	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
+	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
 	d, ok := s.dashes.get(key)
 	if !ok {
-		if d, err = s.dashboard(ctx, st, org, sq, today); err != nil {
+		if d, err = s.dashboard(ctx, st, org, sq, today, stamp); err != nil {
 			return err
 		}
 		s.dashes.put(key, d)
@@ -113,7 +114,9 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	return render(c, http.StatusOK, views.DashboardPage(s.shell(c, "Dashboard", "dashboard"), d.view))
 }
 
-func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time) (dashboardData, error) {
+// dashboard computes a view; stamp says which data and day it is computed
+// on (see headlineCache).
+func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, stamp string) (dashboardData, error) {
 	f := sq.Filter
 	var d dashboardData
 	v := &d.view
@@ -136,11 +139,17 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.Today = today
 	v.ChartTitle = chartTitle(sq, today)
 
-	h, err := spend.BuildHeadline(ctx, st, *org, today)
-	if err != nil {
-		return d, err
+	head, ok := s.heads.get(org.ID, stamp)
+	if !ok {
+		h, err := spend.BuildHeadline(ctx, st, *org, today)
+		if err != nil {
+			return d, err
+		}
+		head.view, head.budgets = headlineView(h, today), h.All
+		s.heads.put(org.ID, stamp, head)
 	}
-	v.Headline = headlineView(h, today)
+	v.Headline = head.view
+	budgets := head.budgets
 
 	o, err := spend.Dashboard(ctx, st, org.ID, f, sq.Group, today)
 	if err != nil {
@@ -155,10 +164,6 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		v.Filter.Facets[string(dim)] = vals
 	}
 
-	budgets, err := st.Budgets(ctx, org.ID)
-	if err != nil {
-		return d, err
-	}
 	spent := false
 	for _, co := range o.Currencies {
 		rs := co.Series

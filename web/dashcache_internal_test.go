@@ -150,3 +150,28 @@ func TestDashboardCacheBoundsTheHeap(t *testing.T) {
 		t.Fatalf("the heap grew by %d MB with a %d MB cache", grown>>20, budget>>20)
 	}
 }
+
+// TestHeadlineCacheIsBoundedAndStamped fills the headline cache past its
+// bound: it never holds more than maxHeadlines orgs, keeps the one just
+// stored, and answers only for the stamp an entry was computed under.
+func TestHeadlineCacheIsBoundedAndStamped(t *testing.T) {
+	t.Parallel()
+	c := newHeadlineCache()
+	for id := range int64(maxHeadlines + 50) {
+		c.put(id, "v1", headlinePart{budgets: []store.Budget{{ID: id}}})
+		if len(c.entries) > maxHeadlines {
+			t.Fatalf("%d entries after %d puts, bound %d", len(c.entries), id+1, maxHeadlines)
+		}
+		if p, ok := c.get(id, "v1"); !ok || p.budgets[0].ID != id {
+			t.Fatalf("org %d not kept right after its put", id)
+		}
+	}
+	last := int64(maxHeadlines + 49)
+	if _, ok := c.get(last, "v2"); ok {
+		t.Fatal("an entry answered for another stamp")
+	}
+	c.put(last, "v2", headlinePart{})
+	if _, ok := c.get(last, "v1"); ok {
+		t.Fatal("the replaced entry still answers")
+	}
+}
