@@ -398,14 +398,22 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		}
 		pb := plotBudget{Name: "Budget: " + b.Name}
 		pb.DailyName, pb.PaceName = budgetLineNames(b.Name, budget.Period(b.Period))
-		pace := decimal.Zero
+		// The daily amount is computed and formatted once a month: it
+		// is the same on each of its days, and rounding a quotient of
+		// decimals for each day of a year was a tenth of a view's time.
+		pace, daily, dailyText, month := decimal.Zero, decimal.Zero, "", time.Time{}
+		pb.Daily, pb.Pace = make([]string, 0, len(s.Days)), make([]string, 0, len(s.Days))
 		for _, day := range s.Days {
-			daily := budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+			if m := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC); !m.Equal(month) {
+				month = m
+				daily = budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+				dailyText = daily.StringFixed(2)
+			}
 			if day.Day() == 1 {
 				pace = decimal.Zero
 			}
 			pace = pace.Add(daily)
-			pb.Daily = append(pb.Daily, daily.StringFixed(2))
+			pb.Daily = append(pb.Daily, dailyText)
 			pb.Pace = append(pb.Pace, pace.StringFixed(2))
 		}
 		p.Budgets = append(p.Budgets, pb)
