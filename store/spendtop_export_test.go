@@ -75,4 +75,3 @@ func (s *Store) SpendByDayTopWindows(ctx context.Context, orgID int64, f SpendFi
 	})
 	return out, mapError("spend by day", err)
 }
-
