@@ -151,7 +151,24 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.Headline = head.view
 	budgets := head.budgets
 
-	o, err := spend.Dashboard(ctx, st, org.ID, f, sq.Group, today)
+	// The breakdown is the range's and filters', whatever the group and
+	// chart.
+	bk := url.Values{"from": {f.From.Format(time.DateOnly)}, "to": {f.To.Format(time.DateOnly)}, "basis": {string(f.Cost)}}
+	for dim, val := range f.Values() {
+		if val != "" {
+			bk.Set(string(dim), val)
+		}
+	}
+	bkey := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + bk.Encode()
+	breakdown, ok := s.breaks.get(bkey)
+	if !ok {
+		var err error
+		if breakdown, err = st.SpendBreakdown(ctx, org.ID, f); err != nil {
+			return d, err
+		}
+		s.breaks.put(bkey, breakdown)
+	}
+	o, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, breakdown)
 	if err != nil {
 		return d, err
 	}

@@ -358,6 +358,38 @@ func TestDashboardHeadlineFollowsDataAcrossViews(t *testing.T) {
 	}
 }
 
+// TestDashboardBreakdownFollowsDataAcrossGroups checks the breakdown views
+// of one range share whatever their group: switching the group after an
+// import shows the import's provider among the drivers and filter choices.
+func TestDashboardBreakdownFollowsDataAcrossGroups(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	to := time.Now().UTC()
+	view := func(group string) string {
+		return c.get("/dashboard?range=custom&from=" + to.AddDate(0, 0, -20).Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly) + "&group=" + group).Body.String()
+	}
+	if body := view("provider"); strings.Contains(body, "Extraprov") {
+		t.Fatal("fixture: the provider is there before its import")
+	}
+	if body := view("service"); strings.Contains(body, "Extraprov") {
+		t.Fatal("fixture: the provider is there before its import")
+	}
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
+		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+to.Format(time.DateOnly)+" 01:00:00,USD,Extraprov\n"))
+	wantStatus(t, rec, http.StatusCreated)
+	d := doc(t, c.get("/dashboard?range=custom&from="+to.AddDate(0, 0, -20).Format(time.DateOnly)+"&to="+to.Format(time.DateOnly)+"&group=model"))
+	if !strings.Contains(d.Find(`[data-testid=drivers]`).Text(), "Extraprov") {
+		t.Errorf("drivers after the import, on a view of another group, lack the new provider: %q", d.Find(`[data-testid=drivers]`).Text())
+	}
+	if d.Find(`select[name=provider] option[value=Extraprov]`).Length() != 1 {
+		t.Error("the provider filter after the import does not offer the new provider")
+	}
+}
+
 // TestDashboardUnderConcurrency sends more simultaneous dashboard requests
 // than the pool has connections: each request must finish on its own
 // fenced connection, never wait for a second one (which deadlocked).

@@ -320,3 +320,51 @@ func (c *headlineCache) put(orgID int64, stamp string, p headlinePart) {
 	}
 	c.entries[orgID] = headlineEntry{stamp: stamp, part: p, at: time.Now()}
 }
+
+// breakdownCache keeps the breakdowns (drivers, GPU types, models, filter
+// choices) of recent ranges, which do not depend on a view's group or
+// chart: switching either computes only the series. Keys carry the
+// headline's stamp (time zone, currency, today, SpendVersion), so an entry
+// never outlives its data; entries also expire after dashboardCacheTTL, and
+// at most maxBreakdowns are kept (a year's breakdown of a large org is
+// about 200 KB).
+type breakdownCache struct {
+	mu      sync.Mutex
+	entries map[string]breakdownEntry
+}
+
+type breakdownEntry struct {
+	b  store.Breakdown
+	at time.Time
+}
+
+const maxBreakdowns = 64
+
+func newBreakdownCache() *breakdownCache {
+	return &breakdownCache{entries: map[string]breakdownEntry{}}
+}
+
+func (c *breakdownCache) get(key string) (store.Breakdown, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || time.Since(e.at) > dashboardCacheTTL {
+		return store.Breakdown{}, false
+	}
+	return e.b, true
+}
+
+func (c *breakdownCache) put(key string, b store.Breakdown) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= maxBreakdowns {
+		oldest := ""
+		for k, e := range c.entries {
+			if oldest == "" || e.at.Before(c.entries[oldest].at) {
+				oldest = k
+			}
+		}
+		delete(c.entries, oldest)
+	}
+	c.entries[key] = breakdownEntry{b: b, at: time.Now()}
+}
