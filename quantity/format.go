@@ -23,7 +23,15 @@ const ExactPlaces = 10
 // separators, no exponent) rounded half away from zero to ExactPlaces,
 // trailing zeros dropped ("12.34", "0.0000004", "-3").
 func FormatExact(d decimal.Decimal) string {
-	s := d.Round(ExactPlaces).String()
+	// Rounding rescales through math/big even when there is nothing to
+	// round; a value of ExactPlaces places or fewer reads the same without.
+	// (A dashboard formats every day of every group this way.)
+	var s string
+	if d.Exponent() >= -ExactPlaces {
+		s = d.String()
+	} else {
+		s = d.Round(ExactPlaces).String()
+	}
 	if s == "-0" {
 		return "0"
 	}
@@ -41,7 +49,7 @@ func FormatAmount(d decimal.Decimal) string {
 		first := int32(-abs.Exponent()) - int32(len(abs.Coefficient().String())) + 1
 		places = min(max(first+1, 2), 6)
 	}
-	s := d.Round(places).StringFixed(places)
+	s := d.StringFixed(places) // rounds half away from zero, as Round does
 	if places > 2 {
 		// 0.002500 → 0.0025, but never fewer than two places.
 		whole, frac, _ := strings.Cut(s, ".")

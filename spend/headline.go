@@ -23,12 +23,15 @@ type Headline struct {
 	// rest (see budget.Rank): daily budgets as of Yesterday (a whole day),
 	// monthly ones as of today.
 	Budgets []budget.Status
+	// All is every budget as store.Budgets lists them.
+	All []store.Budget
 }
 
 // HeadlineCurrency is one currency of a Headline.
 type HeadlineCurrency struct {
 	Currency string
-	// Day is yesterday against the day before (the digest's numbers).
+	// Day is yesterday against the day before (the digest's numbers):
+	// only its Currency, Spent and DayBefore are set.
 	Day DayCurrency
 	// Month is today's month so far and its forecast.
 	Month MonthCard
@@ -46,12 +49,22 @@ type HeadlineCurrency struct {
 func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today time.Time) (Headline, error) {
 	yesterday := budget.AddDays(today, -1)
 	h := Headline{Yesterday: yesterday}
-	rep, err := Day(ctx, st, org.ID, yesterday, store.DimProvider)
-	if err != nil {
-		return h, err
+	// One query, of the org's daily totals, serves yesterday against the
+	// day before and the month cards. Its days are those the digest's
+	// report of yesterday reads (spend.Day: from AnomalyWindow days before
+	// yesterday, or the first of its month's month before if earlier), so
+	// that the headline lists the same currencies, and last month's first
+	// day to today for the cards.
+	monthFrom := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
+	dayFrom := time.Date(yesterday.Year(), yesterday.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
+	if base := budget.AddDays(yesterday, -AnomalyWindow); base.Before(dayFrom) {
+		dayFrom = base
 	}
-	monthRows, err := st.SpendByDay(ctx, org.ID, store.SpendFilter{
-		From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0), To: today}, "")
+	from := monthFrom
+	if dayFrom.Before(from) {
+		from = dayFrom
+	}
+	rows, err := st.SpendByDay(ctx, org.ID, store.SpendFilter{From: from, To: today}, "")
 	if err != nil {
 		return h, err
 	}
@@ -62,10 +75,21 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 		}
 		return byCur[c]
 	}
-	for _, c := range rep.Currencies {
-		cur(c.Currency).Day = c
+	dayBefore := budget.AddDays(yesterday, -1)
+	for _, r := range rows {
+		if r.Day.Before(dayFrom) || r.Day.After(yesterday) {
+			continue
+		}
+		c := cur(r.Currency)
+		c.Day.Currency = r.Currency
+		switch {
+		case r.Day.Equal(yesterday):
+			c.Day.Spent = c.Day.Spent.Add(r.Amount)
+		case r.Day.Equal(dayBefore):
+			c.Day.DayBefore = c.Day.DayBefore.Add(r.Amount)
+		}
 	}
-	for _, m := range MonthCards(monthRows, today) {
+	for _, m := range MonthCards(rows, today) {
 		cur(m.Currency).Month = m
 	}
 
@@ -73,6 +97,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 	if err != nil {
 		return h, err
 	}
+	h.All = budgets
 	var daily, monthly []store.Budget
 	for _, b := range budgets {
 		if budget.Period(b.Period) == budget.Daily {

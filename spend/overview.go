@@ -52,6 +52,18 @@ type CurrencyOverview struct {
 // filters, its cost basis), grouped by group, on the org's day today. It
 // reads daily_spend only.
 func Dashboard(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time) (Overview, error) {
+	breakdown, err := st.SpendBreakdown(ctx, orgID, f)
+	if err != nil {
+		return Overview{Filter: f, Group: group, Today: today}, err
+	}
+	return DashboardWith(ctx, st, orgID, f, group, today, breakdown)
+}
+
+// DashboardWith is Dashboard given the range's breakdown, as
+// st.SpendBreakdown(ctx, orgID, f) returns it: it does not depend on the
+// group, so views that differ only in their group (or chart) can share it.
+// It only reads breakdown.
+func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time, breakdown store.Breakdown) (Overview, error) {
 	o := Overview{Filter: f, Group: group, Today: today}
 	// One query serves the series, the anomalies, the movers and the
 	// month-to-date cards: the range's days with AnomalyWindow days before
@@ -88,11 +100,6 @@ func Dashboard(ctx context.Context, st *store.Store, orgID int64, f store.SpendF
 		}
 	}
 	o.Cards = MonthCards(monthRows, today)
-
-	breakdown, err := st.SpendBreakdown(ctx, orgID, f)
-	if err != nil {
-		return o, err
-	}
 	o.Facets = breakdown.Facets
 
 	for _, ws := range Build(rows, wide.From, f.To, group) {

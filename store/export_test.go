@@ -6,6 +6,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// DecodeNumeric is the fast binary numeric decoder, for its test.
+var DecodeNumeric = decodeNumeric
+
 // RawQueryRow runs sql on s's own connection or transaction, for tests that
 // check what that connection sees.
 func RawQueryRow(ctx context.Context, s *Store, sql string, args ...any) pgx.Row {

@@ -90,10 +90,11 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	key := strconv.FormatInt(org.ID, 10) + "|" + org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version + "|" + sq.values().Encode()
+	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
+	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
 	d, ok := s.dashes.get(key)
 	if !ok {
-		if d, err = s.dashboard(ctx, st, org, sq, today); err != nil {
+		if d, err = s.dashboard(ctx, st, org, sq, today, stamp); err != nil {
 			return err
 		}
 		s.dashes.put(key, d)
@@ -113,7 +114,9 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	return render(c, http.StatusOK, views.DashboardPage(s.shell(c, "Dashboard", "dashboard"), d.view))
 }
 
-func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time) (dashboardData, error) {
+// dashboard computes a view; stamp says which data and day it is computed
+// on (see headlineCache).
+func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, stamp string) (dashboardData, error) {
 	f := sq.Filter
 	var d dashboardData
 	v := &d.view
@@ -136,13 +139,36 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.Today = today
 	v.ChartTitle = chartTitle(sq, today)
 
-	h, err := spend.BuildHeadline(ctx, st, *org, today)
-	if err != nil {
-		return d, err
+	head, ok := s.heads.get(org.ID, stamp)
+	if !ok {
+		h, err := spend.BuildHeadline(ctx, st, *org, today)
+		if err != nil {
+			return d, err
+		}
+		head.view, head.budgets = headlineView(h, today), h.All
+		s.heads.put(org.ID, stamp, head)
 	}
-	v.Headline = headlineView(h, today)
+	v.Headline = head.view
+	budgets := head.budgets
 
-	o, err := spend.Dashboard(ctx, st, org.ID, f, sq.Group, today)
+	// The breakdown is the range's and filters', whatever the group and
+	// chart.
+	bk := url.Values{"from": {f.From.Format(time.DateOnly)}, "to": {f.To.Format(time.DateOnly)}, "basis": {string(f.Cost)}}
+	for dim, val := range f.Values() {
+		if val != "" {
+			bk.Set(string(dim), val)
+		}
+	}
+	bkey := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + bk.Encode()
+	breakdown, ok := s.breaks.get(bkey)
+	if !ok {
+		var err error
+		if breakdown, err = st.SpendBreakdown(ctx, org.ID, f); err != nil {
+			return d, err
+		}
+		s.breaks.put(bkey, breakdown)
+	}
+	o, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, breakdown)
 	if err != nil {
 		return d, err
 	}
@@ -155,10 +181,6 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		v.Filter.Facets[string(dim)] = vals
 	}
 
-	budgets, err := st.Budgets(ctx, org.ID)
-	if err != nil {
-		return d, err
-	}
 	spent := false
 	for _, co := range o.Currencies {
 		rs := co.Series
@@ -393,14 +415,22 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		}
 		pb := plotBudget{Name: "Budget: " + b.Name}
 		pb.DailyName, pb.PaceName = budgetLineNames(b.Name, budget.Period(b.Period))
-		pace := decimal.Zero
+		// The daily amount is computed and formatted once a month: it
+		// is the same on each of its days, and rounding a quotient of
+		// decimals for each day of a year was a tenth of a view's time.
+		pace, daily, dailyText, month := decimal.Zero, decimal.Zero, "", time.Time{}
+		pb.Daily, pb.Pace = make([]string, 0, len(s.Days)), make([]string, 0, len(s.Days))
 		for _, day := range s.Days {
-			daily := budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+			if m := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC); !m.Equal(month) {
+				month = m
+				daily = budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+				dailyText = daily.StringFixed(2)
+			}
 			if day.Day() == 1 {
 				pace = decimal.Zero
 			}
 			pace = pace.Add(daily)
-			pb.Daily = append(pb.Daily, daily.StringFixed(2))
+			pb.Daily = append(pb.Daily, dailyText)
 			pb.Pace = append(pb.Pace, pace.StringFixed(2))
 		}
 		p.Budgets = append(p.Budgets, pb)

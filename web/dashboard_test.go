@@ -320,6 +320,76 @@ func TestDashboardCacheFollowsData(t *testing.T) {
 	}
 }
 
+// TestDashboardHeadlineFollowsDataAcrossViews checks the headline every
+// view of an org shares: a view not seen before reuses it, but never after
+// the data under it changed. A new budget and a new import show at once on
+// views asked for the first time after them.
+func TestDashboardHeadlineFollowsDataAcrossViews(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	views := 0
+	cards := func() (int, string) {
+		views++ // a range of its own each time: never a cached view
+		to := time.Now().UTC()
+		from := to.AddDate(0, 0, -views)
+		d := doc(t, c.get("/dashboard?range=custom&from="+from.Format(time.DateOnly)+"&to="+to.Format(time.DateOnly)))
+		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-currency=USD] [data-testid=mtd]`).Text()
+	}
+	n, mtd := cards()
+	if n2, mtd2 := cards(); n2 != n || mtd2 != mtd {
+		t.Fatalf("two views' headlines differ: %d/%s then %d/%s", n, mtd, n2, mtd2)
+	}
+	if _, err := b.st.CreateBudget(ctx(), org.ID, owner.ID, store.BudgetInput{Name: "New", Amount: decimal.NewFromInt(5), Currency: "USD", Period: "daily", Thresholds: []int{100}}); err != nil {
+		t.Fatal(err)
+	}
+	if n2, _ := cards(); n2 != n+1 {
+		t.Fatalf("budget cards on a new view after a new budget = %d, want %d", n2, n+1)
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
+		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+today+" 01:00:00,USD,Extra\n"))
+	wantStatus(t, rec, http.StatusCreated)
+	if _, mtd2 := cards(); mtd2 == mtd {
+		t.Fatalf("month to date on a new view unchanged (%s) after importing a million", mtd)
+	}
+}
+
+// TestDashboardBreakdownFollowsDataAcrossGroups checks the breakdown views
+// of one range share whatever their group: switching the group after an
+// import shows the import's provider among the drivers and filter choices.
+func TestDashboardBreakdownFollowsDataAcrossGroups(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, token, _ := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	to := time.Now().UTC()
+	view := func(group string) string {
+		return c.get("/dashboard?range=custom&from=" + to.AddDate(0, 0, -20).Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly) + "&group=" + group).Body.String()
+	}
+	if body := view("provider"); strings.Contains(body, "Extraprov") {
+		t.Fatal("fixture: the provider is there before its import")
+	}
+	if body := view("service"); strings.Contains(body, "Extraprov") {
+		t.Fatal("fixture: the provider is there before its import")
+	}
+	rec := httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
+		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+to.Format(time.DateOnly)+" 01:00:00,USD,Extraprov\n"))
+	wantStatus(t, rec, http.StatusCreated)
+	d := doc(t, c.get("/dashboard?range=custom&from="+to.AddDate(0, 0, -20).Format(time.DateOnly)+"&to="+to.Format(time.DateOnly)+"&group=model"))
+	if !strings.Contains(d.Find(`[data-testid=drivers]`).Text(), "Extraprov") {
+		t.Errorf("drivers after the import, on a view of another group, lack the new provider: %q", d.Find(`[data-testid=drivers]`).Text())
+	}
+	if d.Find(`select[name=provider] option[value=Extraprov]`).Length() != 1 {
+		t.Error("the provider filter after the import does not offer the new provider")
+	}
+}
+
 // TestDashboardUnderConcurrency sends more simultaneous dashboard requests
 // than the pool has connections: each request must finish on its own
 // fenced connection, never wait for a second one (which deadlocked).

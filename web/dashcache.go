@@ -259,3 +259,112 @@ func sizeMovers(ms []views.Mover) int64 {
 	}
 	return n
 }
+
+// headlineCache keeps each org's headline, with the budgets it was computed
+// from: every view of the org shows the same one, whatever its range,
+// filters and group, so a view not seen before computes only its own
+// numbers. An entry holds for the stamp it was computed under (the org's
+// time zone, currency, today and SpendVersion, which moves with every
+// import and budget write) and for dashboardCacheTTL at most; one entry per
+// org, and at most maxHeadlines orgs.
+type headlineCache struct {
+	mu      sync.Mutex
+	entries map[int64]headlineEntry
+}
+
+// headlinePart is what every view of an org shares.
+type headlinePart struct {
+	view    views.Headline
+	budgets []store.Budget
+}
+
+type headlineEntry struct {
+	stamp string
+	part  headlinePart
+	at    time.Time
+}
+
+// maxHeadlines bounds the orgs whose headline is kept; a headline is a few
+// kilobytes (its budgets' statuses).
+const maxHeadlines = 4096
+
+func newHeadlineCache() *headlineCache {
+	return &headlineCache{entries: map[int64]headlineEntry{}}
+}
+
+func (c *headlineCache) get(orgID int64, stamp string) (headlinePart, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[orgID]
+	if !ok || e.stamp != stamp || time.Since(e.at) > dashboardCacheTTL {
+		return headlinePart{}, false
+	}
+	return e.part, true
+}
+
+func (c *headlineCache) put(orgID int64, stamp string, p headlinePart) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[orgID]; !ok && len(c.entries) >= maxHeadlines {
+		for id, e := range c.entries {
+			if time.Since(e.at) > dashboardCacheTTL {
+				delete(c.entries, id)
+			}
+		}
+		for id := range c.entries {
+			if len(c.entries) < maxHeadlines {
+				break
+			}
+			delete(c.entries, id)
+		}
+	}
+	c.entries[orgID] = headlineEntry{stamp: stamp, part: p, at: time.Now()}
+}
+
+// breakdownCache keeps the breakdowns (drivers, GPU types, models, filter
+// choices) of recent ranges, which do not depend on a view's group or
+// chart: switching either computes only the series. Keys carry the
+// headline's stamp (time zone, currency, today, SpendVersion), so an entry
+// never outlives its data; entries also expire after dashboardCacheTTL, and
+// at most maxBreakdowns are kept (a year's breakdown of a large org is
+// about 200 KB).
+type breakdownCache struct {
+	mu      sync.Mutex
+	entries map[string]breakdownEntry
+}
+
+type breakdownEntry struct {
+	b  store.Breakdown
+	at time.Time
+}
+
+const maxBreakdowns = 64
+
+func newBreakdownCache() *breakdownCache {
+	return &breakdownCache{entries: map[string]breakdownEntry{}}
+}
+
+func (c *breakdownCache) get(key string) (store.Breakdown, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || time.Since(e.at) > dashboardCacheTTL {
+		return store.Breakdown{}, false
+	}
+	return e.b, true
+}
+
+func (c *breakdownCache) put(key string, b store.Breakdown) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= maxBreakdowns {
+		oldest := ""
+		for k, e := range c.entries {
+			if oldest == "" || e.at.Before(c.entries[oldest].at) {
+				oldest = k
+			}
+		}
+		delete(c.entries, oldest)
+	}
+	c.entries[key] = breakdownEntry{b: b, at: time.Now()}
+}

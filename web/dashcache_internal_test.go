@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -148,5 +149,70 @@ func TestDashboardCacheBoundsTheHeap(t *testing.T) {
 	}
 	if grown > 2*budget {
 		t.Fatalf("the heap grew by %d MB with a %d MB cache", grown>>20, budget>>20)
+	}
+}
+
+// TestHeadlineCacheIsBoundedAndStamped fills the headline cache past its
+// bound: it never holds more than maxHeadlines orgs, keeps the one just
+// stored, and answers only for the stamp an entry was computed under.
+func TestHeadlineCacheIsBoundedAndStamped(t *testing.T) {
+	t.Parallel()
+	c := newHeadlineCache()
+	for id := range int64(maxHeadlines + 50) {
+		c.put(id, "v1", headlinePart{budgets: []store.Budget{{ID: id}}})
+		if len(c.entries) > maxHeadlines {
+			t.Fatalf("%d entries after %d puts, bound %d", len(c.entries), id+1, maxHeadlines)
+		}
+		if p, ok := c.get(id, "v1"); !ok || p.budgets[0].ID != id {
+			t.Fatalf("org %d not kept right after its put", id)
+		}
+	}
+	last := int64(maxHeadlines + 49)
+	if _, ok := c.get(last, "v2"); ok {
+		t.Fatal("an entry answered for another stamp")
+	}
+	c.put(last, "v2", headlinePart{})
+	if _, ok := c.get(last, "v1"); ok {
+		t.Fatal("the replaced entry still answers")
+	}
+}
+
+// TestChartBudgetLinesPerDay checks the chart's budget lines, whose daily
+// amount is formatted once a month, against each day's own
+// budget.DailyAmount and the month's running sum, across months of 28 to
+// 31 days, for a monthly and a daily budget.
+func TestChartBudgetLinesPerDay(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)
+	var rows []store.DaySpend
+	for d := range 80 {
+		rows = append(rows, store.DaySpend{Day: from.AddDate(0, 0, d), Currency: "USD", Group: "AWS", Amount: decimal.New(int64(d+1), -1)})
+	}
+	to := from.AddDate(0, 0, 79)
+	budgets := []store.Budget{
+		{ID: 1, Name: "Monthly", Amount: decimal.RequireFromString("1000.003"), Currency: "USD", Period: "monthly"},
+		{ID: 2, Name: "Daily", Amount: decimal.RequireFromString("33.335"), Currency: "USD", Period: "daily"},
+	}
+	sq := spendQuery{Range: rangeCustom, Filter: store.SpendFilter{From: from, To: to}, Group: store.DimProvider, Chart: "daily"}
+	series := spend.Build(rows, from, to, store.DimProvider)
+	p := chartFor(series[0], nil, budgets, sq)
+	if len(p.Budgets) != 2 {
+		t.Fatalf("%d budget lines", len(p.Budgets))
+	}
+	for i, b := range budgets {
+		pace := decimal.Zero
+		for j, day := range series[0].Days {
+			daily := budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
+			if day.Day() == 1 {
+				pace = decimal.Zero
+			}
+			pace = pace.Add(daily)
+			if got := p.Budgets[i].Daily[j]; got != daily.StringFixed(2) {
+				t.Errorf("%s on %s: daily %s, want %s", b.Name, day.Format(time.DateOnly), got, daily.StringFixed(2))
+			}
+			if got := p.Budgets[i].Pace[j]; got != pace.StringFixed(2) {
+				t.Errorf("%s on %s: pace %s, want %s", b.Name, day.Format(time.DateOnly), got, pace.StringFixed(2))
+			}
+		}
 	}
 }

@@ -97,6 +97,8 @@ type Server struct {
 	echo     *echo.Echo
 	metrics  *metrics
 	dashes   *dashboardCache // computed dashboards (dashboard.go)
+	heads    *headlineCache  // their headlines, shared by an org's views
+	breaks   *breakdownCache // their breakdowns, shared by views of one range
 	imports  *importSlots    // imports running per org (body.go)
 	notifier *notify.Notifier
 	mailer   *account.Mailer // nil without an outbox
@@ -124,7 +126,7 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 		cfg.MaxImportsPerOrg = DefaultMaxImportsPerOrg
 	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
-		notifier: cfg.Notifier}
+		heads: newHeadlineCache(), breaks: newBreakdownCache(), notifier: cfg.Notifier}
 	if s.notifier == nil {
 		var secrets notify.Opener
 		if cfg.Connections != nil && cfg.Connections.Key != nil {
