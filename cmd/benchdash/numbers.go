@@ -74,7 +74,7 @@ func (t *queryTimer) setPhase(p string) {
 	t.mu.Unlock()
 }
 
-// phase returns the queries recorded in phase p, the slowest (in total) first.
+// queries returns the queries recorded in phase p, the slowest (in total) first.
 func (t *queryTimer) queries(p string) []*queryTime {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -243,7 +243,7 @@ func numbers(ctx context.Context, args []string) error {
 		}
 		note := ""
 		if m.claims {
-			note = fmt.Sprintf("  (alerts made: %d)", alerts)
+			note = fmt.Sprintf("  (alerts the first evaluation made: %d)", alerts)
 		}
 		fmt.Printf("\n%-36s p50 %6.1f ms  p95 %6.1f ms  max %6.1f ms  mean %6.1f ms%s\n", m.name,
 			ms(percentile(ds, .5)), ms(percentile(ds, .95)), ms(percentile(ds, 1)), ms(sum/time.Duration(len(ds))), note)
