@@ -178,7 +178,7 @@ func load(ctx context.Context, args []string) error {
 	if err := fill(*slug, *rows); err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers`)
+	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers, gpu_resource_daily`)
 	if err == nil {
 		_, err = pool.Exec(ctx, `ANALYZE charges`)
 	}
