@@ -237,11 +237,40 @@ func (b Budget) chargesWhere(from, to time.Time, loc *time.Location, args *[]any
 // BudgetDrivers sums the billed spend in b's scope and currency over days
 // from..to (both included, in loc) by provider, service, account and model,
 // and returns the limit largest, largest first. Like BudgetSpendByDay, a
-// scope with tags is summed from charges, any other from daily_spend.
+// scope with tags is summed from charges. A scope of provider, service,
+// account and model alone (or none) is read from period_drivers, which
+// keeps exactly those sums per day, week and month, as the range's whole
+// months, whole weeks and other days (as the dashboard's drivers are): a
+// month to date is a few hundred rows, not every combination of every day.
+// Any other scope is summed from daily_spend.
 func (s *Store) BudgetDrivers(ctx context.Context, orgID int64, b Budget, from, to time.Time, loc *time.Location, limit int) ([]Driver, error) {
 	args := []any{orgID}
 	var query string
-	if len(b.Scope.Tags) == 0 {
+	if sc := b.Scope; len(sc.Tags) == 0 && sc.Team == "" && sc.Source == "" {
+		months, weeks, days := driverSpans(from, to)
+		args = append(args, months, weeks, days, b.Currency)
+		cond := "org_id = $1 AND currency = $5"
+		for _, dv := range []struct{ col, v string }{{"provider", sc.Provider}, {"service", sc.Service},
+			{"sub_account", sc.Account}, {"model", sc.Model}} {
+			if dv.v != "" {
+				args = append(args, dv.v)
+				cond += " AND " + dv.col + " = $" + strconv.Itoa(len(args))
+			}
+		}
+		query = `
+		SELECT provider, service, sub_account, model, currency, sum(billed) AS amount
+		FROM (
+			SELECT provider, service, sub_account, model, currency, billed
+			FROM period_drivers WHERE ` + cond + ` AND grain = 'month' AND start = ANY($2::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, billed
+			FROM period_drivers WHERE ` + cond + ` AND grain = 'week' AND start = ANY($3::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, billed
+			FROM period_drivers WHERE ` + cond + ` AND grain = 'day' AND start = ANY($4::date[])
+		) d
+		GROUP BY 1, 2, 3, 4, 5`
+	} else if len(sc.Tags) == 0 {
 		where := b.Scope.Filter(from, to).where(&args)
 		args = append(args, b.Currency)
 		query = `

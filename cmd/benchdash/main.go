@@ -7,8 +7,11 @@
 //	                                                    yet; warm: repeated) and /api/v1/spend
 //	benchdash explain -email E -password P              EXPLAIN ANALYZE every query of one dashboard view
 //	benchdash logstats -path P < server.log             server-side durations from a JSON log
+//	benchdash numbers -org O -n N [-day D]              time the budget cards, the digest's numbers and
+//	                                                    the alert evaluation (see numbers)
+//	benchdash token   -org O -email E                   mint an API token (for a kept database)
 //
-// load and explain read DATABASE_URL. Charges are written with INSERT …
+// load, explain, numbers and token read DATABASE_URL. Charges are written with INSERT …
 // SELECT generate_series straight into charges (the importer's COPY path
 // is benchmarked by scripts/bench-import), then rolled up with the store's
 // own RebuildDailySpend (which fills daily_spend_by and period_drivers too).
@@ -46,7 +49,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: benchdash load|hit|explain|logstats [flags]")
+		fmt.Fprintln(os.Stderr, "usage: benchdash load|hit|explain|logstats|numbers|token [flags]")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -60,6 +63,10 @@ func main() {
 		err = explain(ctx, os.Args[2:])
 	case "logstats":
 		err = logstats(os.Args[2:])
+	case "numbers":
+		err = numbers(ctx, os.Args[2:])
+	case "token":
+		err = token(ctx, os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -171,7 +178,7 @@ func load(ctx context.Context, args []string) error {
 	if err := fill(*slug, *rows); err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers`)
+	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers, gpu_resource_daily`)
 	if err == nil {
 		_, err = pool.Exec(ctx, `ANALYZE charges`)
 	}
