@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -59,6 +60,12 @@ func (s *rowsSource) Err() error      { return nil }
 
 // DriverSpans is driverSpans, for tests.
 var DriverSpans = driverSpans
+
+// DriverReads is driverReads, as its added and subtracted periods.
+func DriverReads(from, to time.Time) (months, weeks, days, minusWeeks, minusDays []time.Time) {
+	p := driverReads(from, to)
+	return p.months, p.weeks, p.days, p.minusWeeks, p.minusDays
+}
 
 // SetGPURollupMaxKeys sets how many keys an import's GPU rollup holds in
 // memory before it spills, and returns what restores it.

@@ -420,24 +420,34 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// need combinations (four dimensions, not nine). Rows come in the
 		// shape of the grouping sets above.
 		// The drivers are read from period_drivers as the range's whole
-		// months, whole weeks and other days.
-		months, weeks, days := driverSpans(f.From, f.To)
-		args = []any{args[0], f.From, f.To, months, weeks, days}
+		// months, whole weeks and other days, less the weeks and days of a
+		// month read whole that fall outside the range when that reads
+		// fewer periods (see driverReads): a key's charges (rows) then sum
+		// to zero exactly when it has none in the range.
+		p := driverReads(f.From, f.To)
+		args = []any{args[0], f.From, f.To, p.months, p.weeks, p.days, p.minusWeeks, p.minusDays}
 		cost := f.Cost.column()
 		query = `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
 			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM (
-			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost
+			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost, rows
 			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($4::date[])
 			UNION ALL
-			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
 			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
 			UNION ALL
-			SELECT provider, service, sub_account, model, currency, ` + cost + `
+			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
 			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($6::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
+			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($7::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
+			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($8::date[])
 		) d
 		GROUP BY 2, 3, 4, 5, 10
+		HAVING sum(rows) <> 0
 		UNION ALL
 		SELECT CASE dim WHEN 'gpu_type' THEN ` + strconv.Itoa(setGPU) + ` WHEN 'model' THEN ` + strconv.Itoa(setModel) + `
 				WHEN 'team' THEN ` + strconv.Itoa(setTeam) + ` WHEN 'source' THEN ` + strconv.Itoa(setSource) + `
@@ -531,6 +541,53 @@ func driverSpans(from, to time.Time) (months, weeks, days []time.Time) {
 		d = d.AddDate(0, 0, 1)
 	}
 	return months, weeks, days
+}
+
+// driverPeriods are the period_drivers rows a range's drivers are summed
+// from: those of months, weeks and days, less those of minusWeeks and
+// minusDays.
+type driverPeriods struct {
+	months, weeks, days   []time.Time
+	minusWeeks, minusDays []time.Time
+}
+
+func (p driverPeriods) count() int {
+	return len(p.months) + len(p.weeks) + len(p.days) + len(p.minusWeeks) + len(p.minusDays)
+}
+
+// driverReads chooses the fewest periods that sum to from..to (both
+// included): the range's driverSpans, or those of the range widened to
+// the whole month of its first day, of its last day, or both, less the
+// driverSpans of the days added. Late in a month, say, the month less its
+// first day or two is three periods where the rest of it is a few weeks
+// and up to a dozen days.
+func driverReads(from, to time.Time) driverPeriods {
+	var best driverPeriods
+	best.months, best.weeks, best.days = driverSpans(from, to)
+	first := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := time.Date(to.Year(), to.Month()+1, 0, 0, 0, 0, 0, time.UTC)
+	for _, wide := range [][2]time.Time{{first, to}, {from, last}, {first, last}} {
+		if wide[0].Equal(from) && wide[1].Equal(to) {
+			continue
+		}
+		var p driverPeriods
+		p.months, p.weeks, p.days = driverSpans(wide[0], wide[1])
+		minus := func(a, b time.Time) {
+			_, weeks, days := driverSpans(a, b) // within a month and not all of it: no month
+			p.minusWeeks = append(p.minusWeeks, weeks...)
+			p.minusDays = append(p.minusDays, days...)
+		}
+		if wide[0].Before(from) {
+			minus(wide[0], from.AddDate(0, 0, -1))
+		}
+		if wide[1].After(to) {
+			minus(to.AddDate(0, 0, 1), wide[1])
+		}
+		if p.count() < best.count() {
+			best = p
+		}
+	}
+	return best
 }
 
 // unfiltered reports whether f selects every dimension's values.

@@ -173,6 +173,7 @@ func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
 	for _, r := range [][2]string{
 		{"2026-03-01", "2026-03-31"}, {"2026-03-01", "2026-03-30"}, {"2026-02-23", "2026-03-08"}, {"2026-02-23", "2026-04-05"}, {"2026-03-02", "2026-03-31"}, {"2026-02-20", "2026-04-10"}, {"2026-02-25", "2026-03-31"},
 		{"2026-03-01", "2026-04-03"}, {"2026-03-05", "2026-03-20"}, {"2026-01-01", "2026-12-31"}, {"2026-03-31", "2026-04-01"},
+		{"2026-03-03", "2026-04-28"}, {"2026-03-03", "2026-03-29"}, {"2026-02-02", "2026-03-01"},
 	} {
 		for _, basis := range []store.CostBasis{store.CostBilled, store.CostAmortized} {
 			f := store.SpendFilter{From: day(r[0]), To: day(r[1]), Cost: basis}
@@ -276,5 +277,68 @@ func TestDriverSpansCoverEachDayOnce(t *testing.T) {
 				t.Fatalf("%s..%s: %d days and %d weeks, too many", from, to, len(days), len(weeks))
 			}
 		}
+	}
+}
+
+// TestDriverReadsCoverEachDayOnce: the periods a range's drivers are read
+// from, added and subtracted, count each of its days once and no other
+// day, and are never more than its driverSpans; a range missing a day or
+// two of a month reads that month less those days.
+func TestDriverReadsCoverEachDayOnce(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 400; i += 2 {
+		for _, n := range []int{1, 2, 6, 7, 13, 26, 30, 31, 60, 90, 365, 732} {
+			from := start.AddDate(0, 0, i)
+			to := from.AddDate(0, 0, n-1)
+			months, weeks, days, minusWeeks, minusDays := store.DriverReads(from, to)
+			seen := map[time.Time]int{}
+			for _, m := range months {
+				if m.Day() != 1 {
+					t.Fatalf("%s..%s: month %s does not start on the 1st", from, to, m)
+				}
+				for d := m; d.Month() == m.Month(); d = d.AddDate(0, 0, 1) {
+					seen[d]++
+				}
+			}
+			for sign, ws := range map[int][]time.Time{1: weeks, -1: minusWeeks} {
+				for _, w := range ws {
+					if w.Weekday() != time.Monday {
+						t.Fatalf("%s..%s: week %s does not start on a Monday", from, to, w)
+					}
+					for k := 0; k < 7; k++ {
+						seen[w.AddDate(0, 0, k)] += sign
+					}
+				}
+			}
+			for _, d := range days {
+				seen[d]++
+			}
+			for _, d := range minusDays {
+				seen[d]--
+			}
+			for d, c := range seen {
+				in := !d.Before(from) && !d.After(to)
+				if in && c != 1 || !in && c != 0 {
+					t.Fatalf("%s..%s: day %s counted %d times", from, to, d.Format(time.DateOnly), c)
+				}
+			}
+			for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+				if seen[d] != 1 {
+					t.Fatalf("%s..%s: day %s not read", from, to, d.Format(time.DateOnly))
+				}
+			}
+			pm, pw, pd := store.DriverSpans(from, to)
+			if got, plain := len(months)+len(weeks)+len(days)+len(minusWeeks)+len(minusDays), len(pm)+len(pw)+len(pd); got > plain {
+				t.Fatalf("%s..%s: %d periods, more than the %d of its spans", from, to, got, plain)
+			}
+		}
+	}
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	months, weeks, days, minusWeeks, minusDays := store.DriverReads(day("2026-11-02"), day("2026-12-01"))
+	if len(months) != 1 || !months[0].Equal(day("2026-11-01")) || len(weeks) != 0 || len(minusWeeks) != 0 ||
+		len(days) != 1 || !days[0].Equal(day("2026-12-01")) || len(minusDays) != 1 || !minusDays[0].Equal(day("2026-11-01")) {
+		t.Fatalf("2026-11-02..2026-12-01: months %v weeks %v days %v less weeks %v days %v, want November less its 1st, and December 1st",
+			months, weeks, days, minusWeeks, minusDays)
 	}
 }
