@@ -208,8 +208,9 @@ func (s *decSum) value() decimal.Decimal {
 // rollup adds up rows per daily_spend key as they stream past, so that a
 // cloud export's rollup costs no second pass over its rows in Postgres.
 type rollup struct {
-	loc  *time.Location
-	sums map[rollupKey]*rollupSums
+	loc   *time.Location
+	sums  map[rollupKey]*rollupSums
+	hours llmHours // llm_hourly's sums, beside
 }
 
 func (r *rollup) add(ch *Charge) {
@@ -234,6 +235,7 @@ func (r *rollup) add(ch *Charge) {
 	s.cached += ch.CachedTokens
 	s.requests += ch.Requests
 	s.rows++
+	r.hours.add(ch)
 }
 
 // totals sums the rollup per currency, in basis's cost.
@@ -249,7 +251,8 @@ func (r *rollup) totals(basis CostBasis) map[string]decimal.Decimal {
 	return out
 }
 
-// write upserts the sums into daily_spend in one statement.
+// write upserts the sums into daily_spend in one statement, and the hours
+// into llm_hourly in another.
 func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
 	n := len(r.sums)
 	days := make([]time.Time, 0, n)
@@ -271,7 +274,10 @@ func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
 			$16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[])`+rollupUpsert,
 		orgID, days, source, provider, service, subAccount, team, model, category, gpu, currency,
 		billed, effective, gpuHours, input, output, cached, requests, rows)
-	return err
+	if err != nil {
+		return err
+	}
+	return r.hours.write(ctx, q, orgID)
 }
 
 // copySource adapts a ChargeSource to pgx.CopyFromSource, noting the
@@ -444,6 +450,8 @@ func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string
 			DELETE FROM charges c WHERE c.org_id = $1 AND `+where+` RETURNING c.*
 		), rolled AS (
 			`+rollupInsert+rollupSelect("gone", "$2", "-")+rollupUpsert+`
+		), hours AS (
+			`+llmHourlyAdd("gone", "true", "-")+`
 		)
 		SELECT count(*) FROM gone`, args...).Scan(&n)
 	return n, err
@@ -463,7 +471,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	tz := loc.String()
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
 	if dedupe == DedupeNone {
-		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}}
+		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}, hours: llmHours{}}
 		if _, ok := s.q.(pgx.Tx); ok {
 			cs.gpu = newGPURollup(orgID, loc)
 			defer cs.gpu.close()
@@ -587,6 +595,9 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 			orgID, importID, tz); err != nil {
 			return res, mapError("write charges: roll up", err)
 		}
+		if _, err := s.q.Exec(ctx, llmHourlyAdd("charges", "org_id = $1 AND import_id = $2", ""), orgID, importID); err != nil {
+			return res, mapError("write charges: roll up hours", err)
+		}
 		if err := s.importTotals(ctx, orgID, importID, &res); err != nil {
 			return res, err
 		}
@@ -604,10 +615,14 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	return res, nil
 }
 
-// dropEmptyRollups deletes orgID's daily_spend rows whose charges are all
-// gone, so that a value nothing spends on any more is no filter choice.
+// dropEmptyRollups deletes orgID's daily_spend (and llm_hourly) rows whose
+// charges are all gone, so that a value nothing spends on any more is no
+// filter choice.
 func (s *Store) dropEmptyRollups(ctx context.Context, orgID int64) error {
-	_, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID)
+	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
+		return mapError("drop empty rollups", err)
+	}
+	_, err := s.q.Exec(ctx, `DELETE FROM llm_hourly WHERE org_id = $1 AND rows = 0`, orgID)
 	return mapError("drop empty rollups", err)
 }
 
@@ -776,7 +791,7 @@ func (s *Store) unfenced(ctx context.Context, fn func() error) error {
 	return nil
 }
 
-// RebuildDailySpend recomputes orgID's rollups (daily_spend and
+// RebuildDailySpend recomputes orgID's rollups (daily_spend, llm_hourly and
 // gpu_resource_daily) from its charges, for when the meaning of a day
 // changes (the org's time zone).
 func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Location) error {
@@ -786,6 +801,12 @@ func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Lo
 		}
 		if _, err := tx.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1", "$2", ""), orgID, loc.String()); err != nil {
 			return mapError("rebuild daily spend", err)
+		}
+		if _, err := tx.q.Exec(ctx, `DELETE FROM llm_hourly WHERE org_id = $1`, orgID); err != nil {
+			return mapError("rebuild llm hours", err)
+		}
+		if _, err := tx.q.Exec(ctx, llmHourlyAdd("charges", "org_id = $1", ""), orgID); err != nil {
+			return mapError("rebuild llm hours", err)
 		}
 		if _, err := tx.q.Exec(ctx, `DELETE FROM gpu_resource_daily WHERE org_id = $1`, orgID); err != nil {
 			return mapError("rebuild gpu resource days", err)

@@ -140,21 +140,16 @@ type LLMPeak struct {
 }
 
 // LLMPeakFactor measures orgID's peak-hour factor over LLM charges (x_model
-// set) starting in [from, to). Factor is 0 when there are no hourly-or-finer
-// rows to measure.
+// set) of the UTC hours starting in [from, to), from llm_hourly. Factor is 0
+// when there are no hourly-or-finer rows to measure.
 func (s *Store) LLMPeakFactor(ctx context.Context, orgID int64, from, to time.Time) (LLMPeak, error) {
 	var p LLMPeak
 	var first, last, busiest *time.Time
 	var total int64
 	err := s.q.QueryRow(ctx, `
 		WITH hourly AS (
-			SELECT date_trunc('hour', charge_period_start AT TIME ZONE 'UTC') AS hour,
-				sum(x_input_tokens + x_output_tokens) AS tokens
-			FROM charges
-			WHERE org_id = $1 AND x_model <> '' AND charge_period_start >= $2 AND charge_period_start < $3
-				AND charge_period_end - charge_period_start <= interval '1 hour'
-			GROUP BY 1
-			HAVING sum(x_input_tokens + x_output_tokens) > 0
+			SELECT hour, tokens FROM llm_hourly
+			WHERE org_id = $1 AND hour >= $2 AND hour < $3 AND tokens > 0
 		)
 		SELECT count(*), coalesce(max(tokens), 0)::bigint, coalesce(sum(tokens), 0)::bigint, min(hour), max(hour),
 			(SELECT hour FROM hourly ORDER BY tokens DESC, hour LIMIT 1)
