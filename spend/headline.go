@@ -71,7 +71,10 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 	byCur := map[string]*HeadlineCurrency{}
 	cur := func(c string) *HeadlineCurrency {
 		if byCur[c] == nil {
-			byCur[c] = &HeadlineCurrency{Currency: c}
+			// A currency with no spend this month or last still has a
+			// card: nothing so far, against nothing last month.
+			_, lastSame := lastMonthTo(today)
+			byCur[c] = &HeadlineCurrency{Currency: c, Month: MonthCard{Currency: c, LastMonthDay: lastSame}}
 		}
 		return byCur[c]
 	}

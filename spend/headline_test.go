@@ -55,6 +55,8 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 		end, budget.AddDays(end, -19), budget.AddDays(end, -18), // the 1st and 2nd of November
 		budget.AddDays(end, -49), budget.AddDays(end, -50), // the 1st of October, EUR's last day before
 		time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC),
+		// Spend seen in the days before yesterday but none this month or last.
+		time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC),
 	} {
 		name := today.Format(time.DateOnly)
 		yesterday := budget.AddDays(today, -1)
@@ -72,9 +74,14 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]spend.HeadlineCurrency{}
+		// A currency without a card of its own shows nothing this month
+		// against nothing last month, to the same day.
+		lastFirst := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
+		lastSame := lastFirst.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastFirst))-1)
 		for _, c := range rep.Currencies {
 			hc := want[c.Currency]
 			hc.Currency, hc.Day.Currency, hc.Day.Spent, hc.Day.DayBefore = c.Currency, c.Currency, c.Spent, c.DayBefore
+			hc.Month = spend.MonthCard{Currency: c.Currency, LastMonthDay: lastSame}
 			want[c.Currency] = hc
 		}
 		for _, m := range spend.MonthCards(monthRows, today) {

@@ -29,15 +29,20 @@ func MonthCards(rows []store.DaySpend, today time.Time) []MonthCard {
 	return monthCards(rows, today, today)
 }
 
+// lastMonthTo is the span of last month that a month-to-date card of day
+// compares with: its first day to the same day, or to its last day if
+// shorter (31 March → 28 February).
+func lastMonthTo(day time.Time) (first, same time.Time) {
+	first = time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
+	return first, first.AddDate(0, 0, min(day.Day(), budget.DaysInMonth(first))-1)
+}
+
 // monthCards makes the cards of day's month as seen on today: days from
 // today on are forecast at the run-rate of the days before today. The
 // dashboard asks on today about today; the report of a past day asks the
 // morning after it, with the days after it left out.
 func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
-	monthStart := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
-	lastStart := monthStart.AddDate(0, -1, 0)
-	// The same day last month, or its last day if shorter (31 March → 28 February).
-	lastSame := lastStart.AddDate(0, 0, min(day.Day(), budget.DaysInMonth(lastStart))-1)
+	lastStart, lastSame := lastMonthTo(day)
 	daily := map[string]map[time.Time]decimal.Decimal{}
 	for _, r := range rows {
 		if r.Day.Before(lastStart) || r.Day.After(day) {

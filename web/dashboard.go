@@ -218,7 +218,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 			}
 			cover := sq
 			cover.Range, cover.Filter.From, cover.Filter.To = rangeCustom, first, last
-			v.Empty.URL = "/dashboard?" + cover.values().Encode()
+			v.Empty.URL, v.Empty.ShowFrom = "/dashboard?"+cover.values().Encode(), first
 		}
 	}
 

@@ -143,3 +143,27 @@ func TestBudgetPageBurnDownAndHistoryFromTheData(t *testing.T) {
 		t.Errorf("runs out = %q", text)
 	}
 }
+
+// TestEmptyRangeOffersAtMostARange: data spanning more than a range may
+// (two rows eight years apart) is offered as its last 732 days, and the
+// button says which days it shows, not the whole span.
+func TestEmptyRangeOffersAtMostARange(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	apiImport(t, b, token, "old.csv", []byte("BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,BillingAccountId\n"+
+		"5,2018-06-01T00:00:00Z,2018-06-02T00:00:00Z,USD,AWS,acct-1\n"+
+		"7,2026-10-09T00:00:00Z,2026-10-10T00:00:00Z,USD,AWS,acct-2\n"))
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/dashboard?range=custom&from=2026-11-01&to=2026-11-30"))
+	empty := d.Find(`[data-testid=empty-range]`)
+	button := empty.Find(`[data-testid=show-data-range]`)
+	link, _ := button.Attr("href")
+	if !strings.Contains(empty.Text(), "1 Jun 2018") || strings.TrimSpace(button.Text()) != "Show 2024-10-08 to 2026-10-09" ||
+		!strings.Contains(link, "from=2024-10-08") || !strings.Contains(empty.Text(), "at most 732 days") {
+		t.Errorf("empty range says %q; button %q → %q", empty.Text(), button.Text(), link)
+	}
+	wantStatus(t, c.get(link), http.StatusOK)
+}
