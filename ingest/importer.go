@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -551,8 +552,10 @@ func ResultOf(i store.Import) ImportResult {
 		s := i.PeriodEnd.Format(time.DateOnly)
 		res.PeriodEnd = &s
 	}
+	// Totals are written as the spend API writes amounts: a file's doubles
+	// (Parquet's, say) add up to float noise that no bill has.
 	for cur, v := range i.Totals {
-		res.Totals[cur] = v.String()
+		res.Totals[cur] = quantity.FormatExact(v)
 	}
 	return res
 }
@@ -562,8 +565,10 @@ func ResultOf(i store.Import) ImportResult {
 // whether it succeeded, failed (with why) or is still processing.
 type HistoryEntry struct {
 	ImportResult
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
+	Status    string     `json:"status"`
+	Error     string     `json:"error,omitempty"`
+	RemovedAt *time.Time `json:"removed_at,omitempty"`
+	RemovedBy string     `json:"removed_by,omitempty"` // the person's email, else "api" or "cli"
 }
 
 // HistoryLength is how many imports, newest first, the history shows.
@@ -571,7 +576,11 @@ const HistoryLength = 100
 
 // HistoryEntryOf is a stored import in the history's shape.
 func HistoryEntryOf(i store.Import) HistoryEntry {
-	return HistoryEntry{ImportResult: ResultOf(i), Status: i.Status, Error: i.Error}
+	e := HistoryEntry{ImportResult: ResultOf(i), Status: i.Status, Error: i.Error, RemovedAt: i.RemovedAt, RemovedBy: i.RemoverEmail}
+	if e.RemovedBy == "" {
+		e.RemovedBy = i.RemovedVia
+	}
+	return e
 }
 
 // PriceTable adapts an LLM price table to the LLMPricer seam.

@@ -8,3 +8,4 @@ ALTER TABLE imports ADD CONSTRAINT imports_status_check
     CHECK (status IN ('processing', 'succeeded', 'failed', 'removed'));
 ALTER TABLE imports ADD COLUMN removed_at timestamptz;
 ALTER TABLE imports ADD COLUMN removed_by bigint REFERENCES users (id) ON DELETE SET NULL;
+ALTER TABLE imports ADD COLUMN removed_via text NOT NULL DEFAULT ''; -- web, api, cli

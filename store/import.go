@@ -37,6 +37,7 @@ type Import struct {
 	FinishedAt    *time.Time
 	RemovedAt     *time.Time // when it was removed (RemoveImport)
 	RemoverEmail  string     // who removed it; empty for an API token or the command line
+	RemovedVia    string     // web, api, cli
 }
 
 // Import statuses.
@@ -49,7 +50,7 @@ const (
 
 const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
 	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
-	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, '')`
+	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, ''), i.removed_via`
 
 const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by `
 
@@ -58,7 +59,7 @@ func scanImport(row pgx.Row) (Import, error) {
 	var totals map[string]string
 	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
 		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
-		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail)
+		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail, &i.RemovedVia)
 	if err != nil {
 		return i, err
 	}
@@ -222,14 +223,15 @@ var ErrImportRunning = errors.New("the import is still running; remove it once i
 var ErrImportRemoved = errors.New("the import was removed already")
 
 // RemoveImport is a person (by; 0 for an API token or the command line)
-// removing orgID's import id, returning it as it was. A succeeded import's
+// removing orgID's import id by way of via (web, api, cli), returning it
+// as it is then (as it was, for a failed one). A succeeded import's
 // rows leave charges and every rollup in one transaction, and it stays in
 // the history as removed: its rows still count towards the month's quota.
 // A failed import, which wrote nothing, leaves the history. Rows the import
 // replaced in earlier imports (a restated period) are not brought back:
 // they were deleted when it was written (docs/import-formats.md, "Removing
 // an import").
-func (s *Store) RemoveImport(ctx context.Context, orgID, id, by int64) (Import, error) {
+func (s *Store) RemoveImport(ctx context.Context, orgID, id, by int64, via string) (Import, error) {
 	var imp Import
 	err := s.InTx(ctx, func(tx *Store) error {
 		var err error
@@ -250,9 +252,12 @@ func (s *Store) RemoveImport(ctx context.Context, orgID, id, by int64) (Import, 
 		if err := tx.dropImportCharges(ctx, orgID, id); err != nil {
 			return err
 		}
-		_, err = tx.q.Exec(ctx, `UPDATE imports SET status = 'removed', removed_at = now(), removed_by = NULLIF($3, 0)
-			WHERE org_id = $1 AND id = $2`, orgID, id, by)
-		return mapError("remove import", err)
+		if _, err = tx.q.Exec(ctx, `UPDATE imports SET status = 'removed', removed_at = now(), removed_by = NULLIF($3, 0), removed_via = $4
+			WHERE org_id = $1 AND id = $2`, orgID, id, by, via); err != nil {
+			return mapError("remove import", err)
+		}
+		imp, err = tx.Import(ctx, orgID, id)
+		return err
 	})
 	return imp, err
 }

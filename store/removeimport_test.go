@@ -64,7 +64,7 @@ func TestRemoveImport(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	imp, err := st.RemoveImport(ctx, org.ID, mistake, user.ID)
+	imp, err := st.RemoveImport(ctx, org.ID, mistake, user.ID, "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +100,10 @@ func TestRemoveImport(t *testing.T) {
 	if quota, err := st.RowsImportedSince(ctx, org.ID, since); err != nil || quota != quotaBefore {
 		t.Errorf("quota counts %d rows after the removal (%v), want still %d", quota, err, quotaBefore)
 	}
-	if _, err := st.RemoveImport(ctx, org.ID, mistake, user.ID); !errors.Is(err, store.ErrImportRemoved) {
+	if _, err := st.RemoveImport(ctx, org.ID, mistake, user.ID, "web"); !errors.Is(err, store.ErrImportRemoved) {
 		t.Errorf("second removal: %v, want ErrImportRemoved", err)
 	}
-	if _, err := st.RemoveImport(ctx, other.ID, keep, 0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.RemoveImport(ctx, other.ID, keep, 0, "api"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("another org's import: %v, want ErrNotFound", err)
 	}
 	wantTotals(t, st, org.ID, "13.75")
@@ -112,13 +112,13 @@ func TestRemoveImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RemoveImport(ctx, org.ID, running.ID, 0); !errors.Is(err, store.ErrImportRunning) {
+	if _, err := st.RemoveImport(ctx, org.ID, running.ID, 0, "cli"); !errors.Is(err, store.ErrImportRunning) {
 		t.Errorf("running import: %v, want ErrImportRunning", err)
 	}
 	if err := st.FailImport(ctx, org.ID, running.ID, "aws-cur", "bad file", 3, "cost"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RemoveImport(ctx, org.ID, running.ID, 0); err != nil {
+	if _, err := st.RemoveImport(ctx, org.ID, running.ID, 0, "cli"); err != nil {
 		t.Fatalf("failed import: %v", err)
 	}
 	if _, err := st.Import(ctx, org.ID, running.ID); !errors.Is(err, store.ErrNotFound) {

@@ -81,7 +81,7 @@ func (s *Server) handleAPIImportDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, 0); err != nil {
+	if _, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, 0, "api"); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -152,12 +152,12 @@ func (s *Server) handleImportDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	imp, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, currentUser(c).ID)
+	imp, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, currentUser(c).ID, "web")
 	if err != nil {
 		return err
 	}
 	msg := "Import of “" + imp.FileName + "” removed."
-	if imp.Status == store.ImportSucceeded {
+	if imp.Status == store.ImportRemoved {
 		msg = "Import of “" + imp.FileName + "” removed, with its " + quantity.FormatCount(imp.Rows) + " rows."
 	}
 	s.flash(c, msg)

@@ -93,10 +93,14 @@ func TestRemoveImportInTheBrowserAndAPI(t *testing.T) {
 	rec = httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/imports/"+itoa(gcpID), token, ""))
 	var got struct {
-		Status string `json:"status"`
+		Status    string `json:"status"`
+		RemovedBy string `json:"removed_by"`
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Status != "removed" {
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got.Status != "removed" || got.RemovedBy != "api" {
 		t.Errorf("GET the removed import: %s", rec.Body)
+	}
+	if said := doc(t, c.get("/imports/"+itoa(gcpID))).Find(`[data-testid=import-removed]`).Text(); !strings.Contains(said, "through the API") {
+		t.Errorf("the page of an import removed through the API says %q", said)
 	}
 	if len(spendOf(gcp)) != 0 {
 		t.Errorf("GCP's period still spends %v after its removal", spendOf(gcp))

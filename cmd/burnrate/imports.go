@@ -45,7 +45,7 @@ func runImports(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		if err != nil || id <= 0 {
 			return fmt.Errorf("imports delete: %q is not an import's id (burnrate imports list shows them)", fs.Arg(0))
 		}
-		imp, err := db.store.RemoveImport(ctx, org.ID, id, 0)
+		imp, err := db.store.RemoveImport(ctx, org.ID, id, 0, "cli")
 		if err != nil {
 			return fmt.Errorf("imports delete %d: %w", id, err)
 		}

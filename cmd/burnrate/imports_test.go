@@ -48,15 +48,20 @@ func TestImportsCommand(t *testing.T) {
 	if want := "bill.csv\tfocus\t2 rows\t2026-11-01 to 2026-11-02\t19.75 USD\tsucceeded"; !strings.Contains(text, want) {
 		t.Errorf("list lacks %q:\n%s", want, text)
 	}
-	text, err = imports("delete", "--org", org.Slug, fmt.Sprint(res.ID))
-	if err != nil || !strings.Contains(text, "removed import "+fmt.Sprint(res.ID)+" (bill.csv): 2 rows") {
-		t.Fatalf("delete: %q, %v", text, err)
+	out, err := imports("delete", "--org", org.Slug, "--json", fmt.Sprint(res.ID))
+	if err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	var removed ingest.HistoryEntry
+	if err := json.Unmarshal([]byte(out), &removed); err != nil || removed.Status != "removed" || removed.RemovedBy != "cli" ||
+		removed.RemovedAt == nil || removed.Rows != 2 {
+		t.Fatalf("delete --json printed %s (%v), want the import as removed from the command line", out, err)
 	}
 	var charges int
 	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM charges WHERE org_id = $1`, org.ID).Scan(&charges); err != nil || charges != 0 {
 		t.Errorf("%d charges left after the removal (%v)", charges, err)
 	}
-	out, err := imports("list", "--org", org.Slug, "--json")
+	out, err = imports("list", "--org", org.Slug, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +73,16 @@ func TestImportsCommand(t *testing.T) {
 	}
 	if _, err := imports("delete", "--org", org.Slug, fmt.Sprint(res.ID)); err == nil || !strings.Contains(err.Error(), "removed already") {
 		t.Errorf("second delete: %v", err)
+	}
+	// What the text output says, on another import.
+	again, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "bill.csv", Via: "test"}, strings.NewReader(
+		"BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,ServiceName,ChargeCategory,BillingAccountId\n"+
+			"1,2026-11-01T00:00:00Z,2026-11-02T00:00:00Z,USD,AWS,Amazon S3,Usage,acct-1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := imports("delete", "--org", org.Slug, fmt.Sprint(again.ID)); err != nil || text != fmt.Sprintf("removed import %d (bill.csv): 1 rows\n", again.ID) {
+		t.Errorf("delete: %q, %v", text, err)
 	}
 	if _, err := imports("delete", "--org", org.Slug, "bill.csv"); err == nil || !strings.Contains(err.Error(), `"bill.csv" is not an import's id`) {
 		t.Errorf("delete by name: %v", err)

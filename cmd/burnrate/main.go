@@ -39,7 +39,7 @@ Commands:
   org plan --org SLUG [--set free|team|business] [--json]
                              show an org's plan and its use, or set the plan
   import --org SLUG [--source NAME] [--json] FILE...
-                             import billing exports / LLM usage logs (CSV or .csv.gz)
+                             import billing exports / LLM usage logs (CSV, .csv.gz or Parquet)
   imports list|delete --org SLUG [--json] [ID]
                              the import history, or remove an import and its rows
   advise --job JOB (--model NAME | --params N) [--precision bf16] [--tokens N]
