@@ -18,7 +18,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/pricing"
-	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -552,10 +551,8 @@ func ResultOf(i store.Import) ImportResult {
 		s := i.PeriodEnd.Format(time.DateOnly)
 		res.PeriodEnd = &s
 	}
-	// Totals are written as the spend API writes amounts: a file's doubles
-	// (Parquet's, say) add up to float noise that no bill has.
 	for cur, v := range i.Totals {
-		res.Totals[cur] = quantity.FormatExact(v)
+		res.Totals[cur] = v.String()
 	}
 	return res
 }

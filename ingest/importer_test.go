@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/burnrate/burnrate/ingest/curgen"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -343,23 +341,5 @@ func TestImportReportsTheReadersFirstError(t *testing.T) {
 	_, err := b.im.Import(context.Background(), ImportRequest{Org: b.org, FileName: "x.csv", Via: "test"}, failingReader{refused})
 	if !errors.Is(err, refused) || errors.Is(err, ErrEmpty) {
 		t.Fatalf("err = %v, want the reader's", err)
-	}
-}
-
-// TestResultTotalsCarryNoFloatNoise: a Parquet file's doubles add up to
-// float noise (893.8416000000000590501 for a CUR whose CSV twin sums to
-// 893.8416); the import's result and history write totals as the spend
-// API writes amounts, and keep what a bill can hold.
-func TestResultTotalsCarryNoFloatNoise(t *testing.T) {
-	for stored, want := range map[string]string{
-		"893.8416000000000590501": "893.8416",
-		"0.0000004":               "0.0000004",
-		"-12.5":                   "-12.5",
-		"100":                     "100",
-	} {
-		imp := store.Import{Totals: map[string]decimal.Decimal{"USD": decimal.RequireFromString(stored)}}
-		if got := ResultOf(imp).Totals["USD"]; got != want {
-			t.Errorf("stored total %s is written %q, want %q", stored, got, want)
-		}
 	}
 }
