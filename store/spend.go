@@ -416,35 +416,37 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		ORDER BY 11 DESC`
 	if unfiltered(f) {
 		// No filter: the GPU types, models and the facets of one dimension
-		// each are daily_spend_by's rows as they are, and only the drivers
-		// need combinations (four dimensions, not nine). Rows come in the
-		// shape of the grouping sets above.
-		// The drivers are read from period_drivers as the range's whole
-		// months, whole weeks and other days, less the weeks and days of a
-		// month read whole that fall outside the range when that reads
-		// fewer periods (see driverReads): a key's charges (rows) then sum
-		// to zero exactly when it has none in the range.
+		// each are sums over one dimension (period_spend_by, daily_spend_by),
+		// and only the drivers need combinations (four dimensions, not
+		// nine, period_drivers). Rows come in the shape of the grouping
+		// sets above.
+		// Both halves read the range's whole months, whole weeks and other
+		// days, less the weeks and days of a month read whole that fall
+		// outside the range when that reads fewer periods (see
+		// driverReads): a key's charges (rows) then sum to zero exactly
+		// when it has none in the range, and a value with none is no facet.
 		p := driverReads(f.From, f.To)
-		args = []any{args[0], f.From, f.To, p.months, p.weeks, p.days, p.minusWeeks, p.minusDays}
+		args = []any{args[0], p.months, p.weeks, p.days, p.minusWeeks, p.minusDays}
 		cost := f.Cost.column()
+		const facetDims = `dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category')`
 		query = `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
 			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM (
 			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost, rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($4::date[])
+			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($2::date[])
 			UNION ALL
 			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
+			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($3::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
+			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($4::date[])
+			UNION ALL
+			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
 			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
 			UNION ALL
-			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
+			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
 			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($6::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($7::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($8::date[])
 		) d
 		GROUP BY 2, 3, 4, 5, 10
 		HAVING sum(rows) <> 0
@@ -455,11 +457,29 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 			'', '', '', CASE dim WHEN 'model' THEN value ELSE '' END, CASE dim WHEN 'gpu_type' THEN value ELSE '' END,
 			CASE dim WHEN 'team' THEN value ELSE '' END, CASE dim WHEN 'source' THEN value ELSE '' END,
 			CASE dim WHEN 'charge_category' THEN value ELSE '' END, currency,
-			sum(` + cost + `), sum(gpu_hours), sum(input_tokens)::bigint, sum(output_tokens)::bigint,
+			sum(cost), sum(gpu_hours), sum(input_tokens)::bigint, sum(output_tokens)::bigint,
 			sum(cached_tokens)::bigint, sum(requests)::bigint
-		FROM daily_spend_by
-		WHERE org_id = $1 AND dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category') AND day BETWEEN $2 AND $3
+		FROM (
+			SELECT dim, value, currency, ` + cost + ` AS cost, gpu_hours, input_tokens, output_tokens, cached_tokens,
+				requests, rows
+			FROM period_spend_by WHERE org_id = $1 AND grain = 'month' AND start = ANY($2::date[]) AND ` + facetDims + `
+			UNION ALL
+			SELECT dim, value, currency, ` + cost + `, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows
+			FROM period_spend_by WHERE org_id = $1 AND grain = 'week' AND start = ANY($3::date[]) AND ` + facetDims + `
+			UNION ALL
+			SELECT dim, value, currency, ` + cost + `, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows
+			FROM daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ANY($4::date[])
+			UNION ALL
+			SELECT dim, value, currency, -` + cost + `, -gpu_hours, -input_tokens, -output_tokens, -cached_tokens,
+				-requests, -rows
+			FROM period_spend_by WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[]) AND ` + facetDims + `
+			UNION ALL
+			SELECT dim, value, currency, -` + cost + `, -gpu_hours, -input_tokens, -output_tokens, -cached_tokens,
+				-requests, -rows
+			FROM daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ANY($6::date[])
+		) s
 		GROUP BY dim, value, currency
+		HAVING sum(rows) <> 0
 		ORDER BY 11 DESC`
 	}
 	rows, err := s.q.Query(ctx, query, args...)

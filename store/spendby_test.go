@@ -3,12 +3,15 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/migrations"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -22,8 +25,9 @@ type basisSource struct {
 func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
 
 // wantSpendByMatchesCube fails unless daily_spend_by holds, for every
-// dimension, exactly the sums of daily_spend over the other eight, and
-// period_drivers the sums of each day, week and month: the same keys (none left at
+// dimension, exactly the sums of daily_spend over the other eight,
+// period_drivers the sums of each day, week and month, and period_spend_by
+// daily_spend_by's of each week and month: the same keys (none left at
 // zero) and the same measures to the last digit.
 func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
 	t.Helper()
@@ -73,6 +77,32 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 	}
 	if missing != 0 || extra != 0 {
 		t.Fatalf("%s: period_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
+	}
+	err = st.Pool().QueryRow(context.Background(), `
+		WITH cube AS (
+			SELECT p.grain, p.start, k.dim, k.value, d.currency, sum(d.billed) AS billed, sum(d.effective) AS effective,
+				sum(d.gpu_hours) AS gpu_hours, sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens,
+				sum(d.cached_tokens) AS cached_tokens, sum(d.requests) AS requests, sum(d.rows) AS rows
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
+			CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
+				('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
+				('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+			WHERE d.org_id = $1
+			GROUP BY 1, 2, 3, 4, 5
+		), m AS (
+			SELECT grain, start, dim, value, currency, billed, effective, gpu_hours, input_tokens::numeric,
+				output_tokens::numeric, cached_tokens::numeric, requests::numeric, rows::numeric
+			FROM period_spend_by WHERE org_id = $1
+		)
+		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
+			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, orgID).Scan(&missing, &extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing != 0 || extra != 0 {
+		t.Fatalf("%s: period_spend_by differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
 	}
 	if keys == 0 {
 		var n int
@@ -161,75 +191,87 @@ func TestSpendByDimensionFollowsTheCube(t *testing.T) {
 }
 
 // TestUnfilteredBreakdownEqualsTheCube: a breakdown with no filter, read
-// from period_drivers and daily_spend_by, is the one the wide rollup
-// gives, driver by driver, for ranges within a month, across months, and
-// of whole months, in both cost bases.
+// from period_drivers, period_spend_by and daily_spend_by, is the one the
+// wide rollup gives, driver by driver, for ranges within a month, across
+// months, and of whole months, in both cost bases.
 func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
-	ctx := context.Background()
 	data := genSpendData(t, st, 11)
-	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
 	for _, r := range [][2]string{
 		{"2026-03-01", "2026-03-31"}, {"2026-03-01", "2026-03-30"}, {"2026-02-23", "2026-03-08"}, {"2026-02-23", "2026-04-05"}, {"2026-03-02", "2026-03-31"}, {"2026-02-20", "2026-04-10"}, {"2026-02-25", "2026-03-31"},
 		{"2026-03-01", "2026-04-03"}, {"2026-03-05", "2026-03-20"}, {"2026-01-01", "2026-12-31"}, {"2026-03-31", "2026-04-01"},
 		{"2026-03-03", "2026-04-28"}, {"2026-03-03", "2026-03-29"}, {"2026-02-02", "2026-03-01"},
 	} {
-		for _, basis := range []store.CostBasis{store.CostBilled, store.CostAmortized} {
-			f := store.SpendFilter{From: day(r[0]), To: day(r[1]), Cost: basis}
-			b, err := st.SpendBreakdown(ctx, data.org.ID, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			col := "billed"
-			if basis == store.CostAmortized {
-				col = "effective"
-			}
-			want := map[string]decimal.Decimal{}
-			rows, err := st.Pool().Query(ctx, `
-				SELECT 'driver|' || provider || '|' || service || '|' || sub_account || '|' || model || '|' || currency, sum(`+col+`)
-				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 GROUP BY 1
-				UNION ALL
-				SELECT 'gpu|' || gpu_type || '|' || currency || '|' || trim_scale(sum(gpu_hours)), sum(`+col+`)
-				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND gpu_type <> '' GROUP BY gpu_type, currency
-				UNION ALL
-				SELECT 'model|' || model || '|' || currency || '|' || sum(input_tokens) || '|' || sum(output_tokens) || '|' || sum(requests), sum(`+col+`)
-				FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND model <> '' GROUP BY model, currency
-				UNION ALL
-				SELECT DISTINCT 'facet|team|' || team, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND team <> ''
-				UNION ALL
-				SELECT DISTINCT 'facet|category|' || charge_category, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND charge_category <> ''
-				UNION ALL
-				SELECT DISTINCT 'facet|source|' || source, 0 FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND source <> ''`,
-				data.org.ID, f.From, f.To)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var k string
-			var v decimal.Decimal
-			if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { want[k] = v; return nil }); err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]decimal.Decimal{}
-			for _, d := range b.Drivers {
-				got["driver|"+d.Provider+"|"+d.Service+"|"+d.Account+"|"+d.Model+"|"+d.Currency] = d.Amount
-			}
-			for _, g := range b.GPUs {
-				got["gpu|"+g.GPUType+"|"+g.Currency+"|"+g.GPUHours.String()] = g.Amount
-			}
-			for _, m := range b.Models {
-				got[fmt.Sprint("model|", m.Model, "|", m.Currency, "|", m.InputTokens, "|", m.OutputTokens, "|", m.Requests)] = m.Amount
-			}
-			for dim, name := range map[store.Dimension]string{store.DimTeam: "team", store.DimCategory: "category", store.DimSource: "source"} {
-				for _, v := range b.Facets[dim] {
-					got["facet|"+name+"|"+v] = decimal.Zero
-				}
-			}
-			if len(got) != len(want) {
-				t.Fatalf("%v %s: %d breakdown rows, want %d\ngot  %v\nwant %v", r, basis, len(got), len(want), got, want)
-			}
-			equalSums(t, fmt.Sprint(r, basis), got, want)
+		wantBreakdownEqualsCube(t, st, data.org.ID, day(r[0]), day(r[1]), "")
+	}
+}
+
+func day(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+
+// wantBreakdownEqualsCube fails unless orgID's unfiltered breakdown of
+// from..to, in both cost bases, holds exactly the drivers, GPU types,
+// models and facets that daily_spend grouped by hand gives.
+func wantBreakdownEqualsCube(t *testing.T, st *store.Store, orgID int64, from, to time.Time, step string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, basis := range []store.CostBasis{store.CostBilled, store.CostAmortized} {
+		f := store.SpendFilter{From: from, To: to, Cost: basis}
+		what := fmt.Sprint(step, " ", from.Format(time.DateOnly), "..", to.Format(time.DateOnly), " ", basis)
+		b, err := st.SpendBreakdown(ctx, orgID, f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		col := "billed"
+		if basis == store.CostAmortized {
+			col = "effective"
+		}
+		want := map[string]decimal.Decimal{}
+		rows, err := st.Pool().Query(ctx, `
+			SELECT 'driver|' || provider || '|' || service || '|' || sub_account || '|' || model || '|' || currency, sum(`+col+`)
+			FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 GROUP BY 1
+			UNION ALL
+			SELECT 'gpu|' || gpu_type || '|' || currency || '|' || trim_scale(sum(gpu_hours)), sum(`+col+`)
+			FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND gpu_type <> '' GROUP BY gpu_type, currency
+			UNION ALL
+			SELECT 'model|' || model || '|' || currency || '|' || sum(input_tokens) || '|' || sum(output_tokens) || '|' || sum(requests), sum(`+col+`)
+			FROM daily_spend WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND model <> '' GROUP BY model, currency
+			UNION ALL
+			SELECT DISTINCT 'facet|' || k.dim || '|' || k.value, 0
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('provider', d.provider), ('service', d.service), ('sub_account', d.sub_account),
+				('team', d.team), ('model', d.model), ('charge_category', d.charge_category), ('source', d.source)) k (dim, value)
+			WHERE org_id = $1 AND day BETWEEN $2 AND $3 AND k.value <> ''`,
+			orgID, f.From, f.To)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k string
+		var v decimal.Decimal
+		if _, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { want[k] = v; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]decimal.Decimal{}
+		for _, d := range b.Drivers {
+			got["driver|"+d.Provider+"|"+d.Service+"|"+d.Account+"|"+d.Model+"|"+d.Currency] = d.Amount
+		}
+		for _, g := range b.GPUs {
+			got["gpu|"+g.GPUType+"|"+g.Currency+"|"+g.GPUHours.String()] = g.Amount
+		}
+		for _, m := range b.Models {
+			got[fmt.Sprint("model|", m.Model, "|", m.Currency, "|", m.InputTokens, "|", m.OutputTokens, "|", m.Requests)] = m.Amount
+		}
+		for dim, name := range map[store.Dimension]string{store.DimProvider: "provider", store.DimService: "service",
+			store.DimAccount: "sub_account", store.DimTeam: "team", store.DimModel: "model",
+			store.DimCategory: "charge_category", store.DimSource: "source"} {
+			for _, v := range b.Facets[dim] {
+				got["facet|"+name+"|"+v] = decimal.Zero
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d breakdown rows, want %d\ngot  %v\nwant %v", what, len(got), len(want), got, want)
+		}
+		equalSums(t, what, got, want)
 	}
 }
 
@@ -334,11 +376,161 @@ func TestDriverReadsCoverEachDayOnce(t *testing.T) {
 			}
 		}
 	}
-	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
 	months, weeks, days, minusWeeks, minusDays := store.DriverReads(day("2026-11-02"), day("2026-12-01"))
 	if len(months) != 1 || !months[0].Equal(day("2026-11-01")) || len(weeks) != 0 || len(minusWeeks) != 0 ||
 		len(days) != 1 || !days[0].Equal(day("2026-12-01")) || len(minusDays) != 1 || !minusDays[0].Equal(day("2026-11-01")) {
 		t.Fatalf("2026-11-02..2026-12-01: months %v weeks %v days %v less weeks %v days %v, want November less its 1st, and December 1st",
 			months, weeks, days, minusWeeks, minusDays)
 	}
+}
+
+// TestBreakdownFacetsFromPeriods: the unfiltered breakdown read from
+// months, weeks and days (less those outside the range) is the one
+// daily_spend gives, for ranges starting and ending mid-week and
+// mid-month, across a year boundary, of a single day and of 365 days; and
+// a value whose only spend lies outside the range (in a month read whole
+// less days) is no facet, nor after its charges are restated away or
+// their import removed.
+func TestBreakdownFacetsFromPeriods(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	org, user := storetest.Org(t, st, storetest.OrgOpts{})
+	// Spend every day from November to February, two rows a day; a team
+	// only on New Year's Eve, a model and a GPU type only mid-January (in
+	// another account's bill), a charge category only on 1 February.
+	var rows []store.Charge
+	for d := day("2025-11-01"); !d.After(day("2026-02-28")); d = d.AddDate(0, 0, 1) {
+		at := d.Format(time.DateOnly) + " 10:00"
+		rows = append(rows,
+			charge(len(rows)+2, at, fmt.Sprint(d.Day(), ".25"), func(c *store.Charge) { c.Team = "core" }),
+			charge(len(rows)+3, at, "1.5", func(c *store.Charge) {
+				c.ProviderName, c.ServiceName, c.Model, c.InputTokens, c.Requests = "OpenAI", "API", "gpt-4o", 100, 1
+				c.EffectiveCost = decimal.RequireFromString("1.25")
+			}))
+	}
+	rows = append(rows,
+		charge(len(rows)+2, "2025-12-31 23:00", "7", func(c *store.Charge) { c.Team = "new-year" }),
+		charge(len(rows)+3, "2026-02-01 00:00", "-3", func(c *store.Charge) { c.ChargeCategory = "Credit" }))
+	finishedImport(t, st, org, "bill.csv", rows...)
+	janOnly := finishedImport(t, st, org, "january.csv",
+		charge(1, "2026-01-15 00:00", "40", func(c *store.Charge) {
+			c.BillingAccountID, c.Model, c.OutputTokens = "222", "jan-model", 5
+			c.GPUType, c.GPUHours = "H100", decimal.RequireFromString("2.5")
+		}),
+		charge(2, "2026-01-16 12:00", "0", func(c *store.Charge) { c.BillingAccountID, c.Model = "222", "jan-model" }))
+	wantSpendByMatchesCube(t, st, org.ID, "imported")
+
+	ranges := [][2]string{
+		// Single days.
+		{"2025-12-31", "2025-12-31"}, {"2026-01-01", "2026-01-01"}, {"2026-01-15", "2026-01-15"},
+		// The ISO week across the year's end; mid-week and mid-month ends.
+		{"2025-12-29", "2026-01-04"}, {"2025-12-31", "2026-01-01"}, {"2025-12-17", "2026-01-07"}, {"2025-11-05", "2026-02-26"},
+		// Two months less a day at each end.
+		{"2025-12-02", "2026-01-30"},
+		// jan-model's spend outside the range.
+		{"2026-01-01", "2026-01-14"}, {"2026-01-17", "2026-02-28"}, {"2026-01-02", "2026-01-31"},
+		// Whole months; February less its Credit day.
+		{"2026-01-01", "2026-01-31"}, {"2025-11-01", "2026-02-28"}, {"2026-02-02", "2026-02-28"},
+		// 365 days.
+		{"2025-03-01", "2026-02-28"}, {"2025-06-15", "2026-06-14"},
+	}
+	for _, r := range ranges {
+		wantBreakdownEqualsCube(t, st, org.ID, day(r[0]), day(r[1]), "imported")
+	}
+	facets := func(from, to string) map[store.Dimension][]string {
+		b, err := st.SpendBreakdown(ctx, org.ID, store.SpendFilter{From: day(from), To: day(to)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.Facets
+	}
+	if f := facets("2026-01-17", "2026-01-31"); slices.Contains(f[store.DimModel], "jan-model") || f[store.DimModel] == nil {
+		t.Errorf("16 January ends before the range: models %v, want no jan-model", f[store.DimModel])
+	}
+	if f := facets("2026-01-02", "2026-01-31"); slices.Contains(f[store.DimTeam], "new-year") {
+		t.Errorf("teams of January: %v, want no new-year", f[store.DimTeam])
+	}
+	if f := facets("2026-02-02", "2026-02-28"); !slices.Equal(f[store.DimCategory], []string{"Usage"}) {
+		t.Errorf("categories of February less its 1st: %v, want [Usage]", f[store.DimCategory])
+	}
+
+	// December restated without New Year's Eve's team; then the January
+	// bill removed.
+	var december []store.Charge
+	for _, c := range rows {
+		if c.ChargePeriodStart.Month() == time.December && c.Team != "new-year" {
+			december = append(december, c)
+		}
+	}
+	finishedImport(t, st, org, "december-restated.csv", december...)
+	wantSpendByMatchesCube(t, st, org.ID, "December restated")
+	for _, r := range ranges {
+		wantBreakdownEqualsCube(t, st, org.ID, day(r[0]), day(r[1]), "December restated")
+	}
+	if f := facets("2025-12-01", "2026-01-31"); slices.Contains(f[store.DimTeam], "new-year") {
+		t.Errorf("after the restatement, teams %v, want no new-year", f[store.DimTeam])
+	}
+	if _, err := st.RemoveImport(ctx, org.ID, janOnly, user.ID, "web"); err != nil {
+		t.Fatal(err)
+	}
+	wantSpendByMatchesCube(t, st, org.ID, "January's bill removed")
+	for _, r := range ranges {
+		wantBreakdownEqualsCube(t, st, org.ID, day(r[0]), day(r[1]), "January's bill removed")
+	}
+	if f := facets("2025-11-01", "2026-02-28"); slices.Contains(f[store.DimModel], "jan-model") {
+		t.Errorf("after the removal, models %v, want no jan-model", f[store.DimModel])
+	}
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM period_spend_by WHERE org_id = $1 AND value IN ('jan-model', 'new-year', 'H100')`, org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("period_spend_by keys of charges gone: %d (%v), want none", n, err)
+	}
+}
+
+// TestMigrationPeriodSpendBy: 000030 fills period_spend_by from the spend
+// already rolled up, and its down migration removes the table and its
+// triggers, so that daily_spend is written as before.
+func TestMigrationPeriodSpendBy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	rows := []store.Charge{charge(2, "2025-12-30 00:00", "10.10"), charge(3, "2026-01-02 00:00", "5.05", func(c *store.Charge) {
+		c.Model, c.Team, c.GPUType, c.GPUHours, c.InputTokens = "gpt-4o", "ml", "H100", decimal.RequireFromString("1.5"), 100
+	})}
+	finishedImport(t, st, org, "before.csv", rows...)
+	// Undo 000030 (and any migration after it).
+	ups, err := fs.Glob(migrations.FS, "*.up.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := 0
+	for _, name := range ups {
+		if name >= "000030" {
+			down++
+		}
+	}
+	if err := migrations.Down(url, down); err != nil {
+		t.Fatal(err)
+	}
+	var table *string
+	if err := st.Pool().QueryRow(ctx, `SELECT to_regclass('period_spend_by')::text`).Scan(&table); err != nil || table != nil {
+		t.Fatalf("period_spend_by after the down migration: %v (%v), want none", table, err)
+	}
+	// Written without the table: no trigger is left to need it.
+	finishedImport(t, st, org, "between.csv", charge(2, "2026-02-01 00:00", "1", func(c *store.Charge) { c.BillingAccountID = "222" }))
+	if err := migrations.Up(url); err != nil {
+		t.Fatal(err)
+	}
+	wantSpendByMatchesCube(t, st, org.ID, "after 000030")
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM period_spend_by WHERE org_id = $1`, org.ID).Scan(&n); err != nil || n == 0 {
+		t.Fatalf("period_spend_by rows after the migration: %d (%v), want some", n, err)
+	}
+	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000030")
 }
