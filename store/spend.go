@@ -426,27 +426,40 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// driverReads): a key's charges (rows) then sum to zero exactly
 		// when it has none in the range, and a value with none is no facet.
 		p := driverReads(f.From, f.To)
-		args = []any{args[0], p.months, p.weeks, p.days, p.minusWeeks, p.minusDays}
 		cost := f.Cost.column()
 		const facetDims = `dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category')`
+		// Only the reads that have periods: Postgres plans the statement
+		// for each call's parameters, and empty arms cost planning time.
+		args = args[:1]
+		var drivers, facets []string
+		for _, r := range []struct {
+			periods []time.Time
+			grain   string
+			sign    string
+		}{{p.months, "month", ""}, {p.weeks, "week", ""}, {p.days, "day", ""}, {p.minusWeeks, "week", "-"}, {p.minusDays, "day", "-"}} {
+			if len(r.periods) == 0 {
+				continue
+			}
+			args = append(args, r.periods)
+			starts := "ANY($" + strconv.Itoa(len(args)) + "::date[])"
+			drivers = append(drivers, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
+				`+r.sign+`rows AS rows
+			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+starts)
+			// Days are daily_spend_by's rows.
+			from := `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + starts + ` AND ` + facetDims
+			if r.grain == "day" {
+				from = `daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ` + starts
+			}
+			facets = append(facets, `SELECT dim, value, currency, `+r.sign+cost+` AS cost, `+r.sign+`gpu_hours AS gpu_hours,
+				`+r.sign+`input_tokens AS input_tokens, `+r.sign+`output_tokens AS output_tokens,
+				`+r.sign+`cached_tokens AS cached_tokens, `+r.sign+`requests AS requests, `+r.sign+`rows AS rows
+			FROM `+from)
+		}
 		query = `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
 			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM (
-			SELECT provider, service, sub_account, model, currency, ` + cost + ` AS cost, rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'month' AND start = ANY($2::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($3::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, ` + cost + `, rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($4::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, -` + cost + `, -rows
-			FROM period_drivers WHERE org_id = $1 AND grain = 'day' AND start = ANY($6::date[])
+			` + strings.Join(drivers, "\n\t\t\tUNION ALL\n\t\t\t") + `
 		) d
 		GROUP BY 2, 3, 4, 5, 10
 		HAVING sum(rows) <> 0
@@ -460,23 +473,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 			sum(cost), sum(gpu_hours), sum(input_tokens)::bigint, sum(output_tokens)::bigint,
 			sum(cached_tokens)::bigint, sum(requests)::bigint
 		FROM (
-			SELECT dim, value, currency, ` + cost + ` AS cost, gpu_hours, input_tokens, output_tokens, cached_tokens,
-				requests, rows
-			FROM period_spend_by WHERE org_id = $1 AND grain = 'month' AND start = ANY($2::date[]) AND ` + facetDims + `
-			UNION ALL
-			SELECT dim, value, currency, ` + cost + `, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows
-			FROM period_spend_by WHERE org_id = $1 AND grain = 'week' AND start = ANY($3::date[]) AND ` + facetDims + `
-			UNION ALL
-			SELECT dim, value, currency, ` + cost + `, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows
-			FROM daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ANY($4::date[])
-			UNION ALL
-			SELECT dim, value, currency, -` + cost + `, -gpu_hours, -input_tokens, -output_tokens, -cached_tokens,
-				-requests, -rows
-			FROM period_spend_by WHERE org_id = $1 AND grain = 'week' AND start = ANY($5::date[]) AND ` + facetDims + `
-			UNION ALL
-			SELECT dim, value, currency, -` + cost + `, -gpu_hours, -input_tokens, -output_tokens, -cached_tokens,
-				-requests, -rows
-			FROM daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ANY($6::date[])
+			` + strings.Join(facets, "\n\t\t\tUNION ALL\n\t\t\t") + `
 		) s
 		GROUP BY dim, value, currency
 		HAVING sum(rows) <> 0
