@@ -104,7 +104,7 @@ CREATE TRIGGER period_spend_by_delete AFTER DELETE ON daily_spend_by
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION period_spend_by_apply();
 
 -- From daily_spend_by, which holds the same sums a day (a few dozen rows a
--- day, not a thousand).
+-- day, not a thousand); in key order, so that a period's rows share pages.
 INSERT INTO period_spend_by (org_id, grain, start, dim, value, currency, billed, effective, gpu_hours,
     input_tokens, output_tokens, cached_tokens, requests, rows)
 SELECT b.org_id, p.grain, p.start, b.dim, b.value, b.currency, sum(b.billed), sum(b.effective), sum(b.gpu_hours),
@@ -113,4 +113,5 @@ FROM daily_spend_by b
 CROSS JOIN LATERAL (VALUES ('week', b.day - extract(isodow FROM b.day)::int + 1),
     ('month', b.day - extract(day FROM b.day)::int + 1)) p (grain, start)
 GROUP BY 1, 2, 3, 4, 5, 6
-HAVING sum(b.rows) <> 0;
+HAVING sum(b.rows) <> 0
+ORDER BY 1, 2, 3, 4, 5, 6;
