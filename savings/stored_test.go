@@ -171,7 +171,7 @@ func TestStoredIsFind(t *testing.T) {
 	stored(t, st, empty, now, "empty org again", false)
 	// Too few days to scale to a month: observed findings.
 	short := newOrg(t, st, "short")
-	importFOCUS(t, st, short, days("2026-11-27", 3, gpuLine{resource: "i-0abc", usage: g548, hours: 24, price: g548Price}))
+	importOpenAI(t, st, short, "gpt-4.1", "2026-11-27", 3, 100_000_000, 20_000_000, 50_000)
 	if rep := stored(t, st, short, now, "short bills", true); len(rep.Findings) == 0 || rep.Findings[0].Observed == nil {
 		t.Errorf("short bills: %+v", rep.Findings)
 	}
