@@ -4,8 +4,10 @@
 // spot capacity would run for far less, GPUs bought dearer than the same
 // machine elsewhere, LLM requests a cheaper sibling model could take, and
 // steady GPU usage a 1-year commitment would discount. The Savings page,
-// GET /api/v1/savings, `burnrate savings` and the daily digest all call
-// Find. The finders and their assumptions are in docs/savings.md.
+// GET /api/v1/savings, `burnrate savings` and the daily digest read the
+// org's stored report with the default options (Stored, Load), which Find
+// computes; other what-ifs call Find. The finders and their assumptions
+// are in docs/savings.md.
 package savings
 
 import (

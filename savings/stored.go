@@ -34,6 +34,17 @@ func Stored(ctx context.Context, st *store.Store, org store.Org, now time.Time) 
 	return rep, err
 }
 
+// Load is the report with opts: the stored one (Stored) when opts are the
+// defaults, which is what the digest and the Savings page open with; Find's
+// for any other what-if.
+func Load(ctx context.Context, st *store.Store, org store.Org, opts Options) (Report, error) {
+	def := DefaultOptions()
+	if opts.RoutingShare.Equal(def.RoutingShare) && opts.CommitDiscount.Equal(def.CommitDiscount) {
+		return Stored(ctx, st, org, opts.Now)
+	}
+	return Find(ctx, st, org, opts)
+}
+
 // stored is Stored, also saying whether it computed the report.
 func stored(ctx context.Context, st *store.Store, org store.Org, now time.Time) (Report, bool, error) {
 	if now.IsZero() {
