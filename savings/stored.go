@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 // StoredFormat is the version of the stored report's computation and
 // encoding: change it whenever a finder, a threshold or Report's fields
-// change, so that every stored report is recomputed (a new build does that
+// change, so that every stored report is recomputed (a new binary does that
 // too, see build).
 const StoredFormat = "1"
 
@@ -100,27 +101,35 @@ func inputs(org store.Org, opts Options, b bills, sources string) string {
 		opts.RoutingShare, opts.CommitDiscount)
 }
 
-// build names the binary's source revision, so that a deploy with changed
-// finders recomputes the reports even if StoredFormat was not changed;
-// "" without version control information (tests, go run).
+// build names the binary: its source revision when the build recorded
+// one, else the executable's size and modification time. A deploy with
+// changed finders thus recomputes the reports even if StoredFormat was not
+// changed (images built without .git record no revision); "" when neither
+// is known.
 var build = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
+	if info, ok := debug.ReadBuildInfo(); ok {
+		var rev, modified string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+		if rev != "" && modified != "true" {
+			return rev
 		}
 	}
-	if modified == "true" {
-		rev += "+modified"
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
 	}
-	return rev
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("exe:%d@%d", fi.Size(), fi.ModTime().Unix())
 })
 
 // storedReport is the stored encoding: the report as the API writes it,
