@@ -55,14 +55,16 @@ func stored(ctx context.Context, st *store.Store, org store.Org, now time.Time) 
 	opts.Now = now
 	// The inputs are read before the bills Find reads: an import that
 	// commits in between makes the stored inputs older than the report, and
-	// the next call computes again; never the other way round.
+	// the next call computes again; never the other way round. Of two
+	// computations that overlap, the one that read its inputs last is kept
+	// (asOf).
+	sources, asOf, err := st.SavingsSources(ctx, org.ID)
+	if err != nil {
+		return Report{}, false, wrap(err)
+	}
 	b, err := billDays(ctx, st, org, now)
 	if err != nil {
 		return Report{}, false, err
-	}
-	sources, err := st.SavingsSources(ctx, org.ID)
-	if err != nil {
-		return Report{}, false, wrap(err)
 	}
 	in := inputs(org, opts, b, sources)
 	saved, ok, err := st.SavingsReport(ctx, org.ID)
@@ -84,7 +86,7 @@ func stored(ctx context.Context, st *store.Store, org store.Org, now time.Time) 
 	if err != nil {
 		return Report{}, false, wrap(err)
 	}
-	return rep, true, wrap(st.PutSavingsReport(ctx, org.ID, in, js))
+	return rep, true, wrap(st.PutSavingsReport(ctx, org.ID, in, js, asOf))
 }
 
 // inputs names everything a default report is computed from: any change

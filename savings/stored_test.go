@@ -165,6 +165,13 @@ func TestStoredIsFind(t *testing.T) {
 		t.Errorf("recomputed: %s then %s (%v)", saved.ComputedAt, again.ComputedAt, err)
 	}
 
+	// A computation that read its inputs earlier and finishes later
+	// leaves the newer report.
+	if err := st.PutSavingsReport(context.Background(), org.ID, "older", []byte(`{}`), saved.ComputedAt.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	stored(t, st, org, now, "after an older computation", false)
+
 	// An org without bills has a stored (empty) report too.
 	empty := newOrg(t, st, "empty")
 	stored(t, st, empty, now, "empty org", true)
