@@ -280,6 +280,7 @@ func TestStoredIsFenced(t *testing.T) {
 	err := st.Fenced(ctx, a.ID, 0, func(fenced *store.Store) error {
 		stored(t, fenced, a, now, "org A fenced", true)
 		stored(t, fenced, a, now, "org A fenced, again", false)
+		stored(t, fenced, a, now.AddDate(0, 0, 1), "org A fenced, a new day", true) // an update
 		return nil
 	})
 	if err != nil {
@@ -297,7 +298,7 @@ func TestStoredIsFenced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored(t, st, a, now, "org A after B", false)
+	stored(t, st, a, now.AddDate(0, 0, 1), "org A after B", false)
 }
 
 func TestRefreshJob(t *testing.T) {
