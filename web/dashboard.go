@@ -323,13 +323,15 @@ func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
 		marked[a.Day] = a
 	}
 	for i, day := range s.Days {
-		row := views.DailyRow{Day: day, Total: s.Totals[i]}
-		rest := s.Totals[i]
+		row := views.DailyRow{Day: day, Total: s.Totals[i], Values: make([]decimal.Decimal, 0, len(groups)+1)}
 		for _, g := range groups {
 			row.Values = append(row.Values, s.ByGroup[g][i])
-			rest = rest.Sub(s.ByGroup[g][i])
 		}
 		if t.Other {
+			rest := s.Totals[i]
+			for _, g := range groups {
+				rest = rest.Sub(s.ByGroup[g][i])
+			}
 			row.Values = append(row.Values, rest)
 		}
 		if a, ok := marked[day]; ok {
