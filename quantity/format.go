@@ -23,9 +23,11 @@ const ExactPlaces = 10
 // separators, no exponent) rounded half away from zero to ExactPlaces,
 // trailing zeros dropped ("12.34", "0.0000004", "-3").
 func FormatExact(d decimal.Decimal) string {
+	if s, ok := plain(d); ok {
+		return s
+	}
 	// Rounding rescales through math/big even when there is nothing to
 	// round; a value of ExactPlaces places or fewer reads the same without.
-	// (A dashboard formats every day of every group this way.)
 	var s string
 	if d.Exponent() >= -ExactPlaces {
 		s = d.String()
@@ -44,6 +46,21 @@ func FormatExact(d decimal.Decimal) string {
 // small prices do not read as 0.00.
 func FormatAmount(d decimal.Decimal) string {
 	places := int32(2)
+	if coef, digits, ok := smallCoefficient(d); ok {
+		// Below one, the first digit is at place -exponent - digits + 1:
+		// 0.0025 (25e-4) has it at place 3.
+		if first := -int64(d.Exponent()) - int64(digits) + 1; coef != 0 && first > 0 {
+			places = int32(min(max(first+1, 2), 6))
+		}
+		if n, ok := roundedCoefficient(d, places); ok {
+			var buf [40]byte
+			b := appendFixed(buf[:0], n, int(places), true)
+			if places > 2 {
+				b = trimZeros(b, 2)
+			}
+			return string(b)
+		}
+	}
 	if abs := d.Abs(); abs.IsPositive() && abs.LessThan(decimal.NewFromInt(1)) {
 		// 0.0025 has its first digit at place 3: keep places 3 and 4.
 		first := int32(-abs.Exponent()) - int32(len(abs.Coefficient().String())) + 1
@@ -83,7 +100,12 @@ func FormatCount(n int64) string { return Group(strconv.FormatInt(n, 10)) }
 
 // FormatDecimal writes d rounded to places with thousands separators (GPU-hours:
 // 1,204.5).
-func FormatDecimal(d decimal.Decimal, places int32) string { return Group(d.StringFixed(places)) }
+func FormatDecimal(d decimal.Decimal, places int32) string {
+	if s, ok := fixed(d, places, true); ok {
+		return s
+	}
+	return Group(d.StringFixed(places))
+}
 
 // FormatCompact writes a large count short, for tokens and axis labels: 1.2B,
 // 340M, 12.5k, 999; one decimal, dropped when zero.
@@ -120,4 +142,13 @@ func FormatBytes(n int64) string {
 		return decimal.NewFromInt(n).Div(decimal.NewFromInt(1e3)).Round(0).String() + " KB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// FormatFixed writes d rounded half away from zero to places, plain, with
+// exactly that many decimals (as decimal's StringFixed): 1234.5 → 1234.50.
+func FormatFixed(d decimal.Decimal, places int32) string {
+	if s, ok := fixed(d, places, false); ok {
+		return s
+	}
+	return d.StringFixed(places)
 }

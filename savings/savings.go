@@ -4,8 +4,10 @@
 // spot capacity would run for far less, GPUs bought dearer than the same
 // machine elsewhere, LLM requests a cheaper sibling model could take, and
 // steady GPU usage a 1-year commitment would discount. The Savings page,
-// GET /api/v1/savings, `burnrate savings` and the daily digest all call
-// Find. The finders and their assumptions are in docs/savings.md.
+// GET /api/v1/savings, `burnrate savings` and the daily digest read the
+// org's stored report with the default options (Stored, Load), which Find
+// computes; other what-ifs call Find. The finders and their assumptions
+// are in docs/savings.md.
 package savings
 
 import (
@@ -255,24 +257,49 @@ func Find(ctx context.Context, st *store.Store, org store.Org, opts Options) (Re
 	if opts.CommitDiscount.IsNegative() || !opts.CommitDiscount.LessThan(decimal.NewFromInt(1)) {
 		return Report{}, advisor.BadInput("commit_discount must be at least 0 and below 100%%")
 	}
-	rep := Report{RoutingShare: opts.RoutingShare, CommitDiscount: opts.CommitDiscount, Findings: []Finding{}, Totals: []Amount{}}
-	// The window is whole days in the org's time zone: the last WindowDays
-	// up to the last day its bills reach (today at the latest).
-	loc := org.Location()
-	today := civil(now, loc)
-	_, last, ok, err := st.SpendDays(ctx, org.ID, time.Time{}, today)
+	b, err := billDays(ctx, st, org, now)
 	if err != nil {
-		return rep, fmt.Errorf("savings: %w", err)
+		return Report{}, err
 	}
-	if !ok {
+	return find(ctx, st, org, opts, now, b)
+}
+
+// bills is the window of bills Find reads.
+type bills struct {
+	ok bool // false: the org has no bills up to today
+	// from is the window's first day, to its last (the last day the bills
+	// reach), first the first day of it with bills; civil dates.
+	from, first, to time.Time
+}
+
+// billDays works out Find's window: whole days in the org's time zone, the
+// last WindowDays up to the last day its bills reach (today at the latest).
+func billDays(ctx context.Context, st *store.Store, org store.Org, now time.Time) (bills, error) {
+	today := civil(now, org.Location())
+	_, last, ok, err := st.SpendDays(ctx, org.ID, time.Time{}, today)
+	if err != nil || !ok {
+		return bills{}, wrap(err)
+	}
+	b := bills{ok: true, to: last, from: last.AddDate(0, 0, -(WindowDays - 1))}
+	b.first, _, _, err = st.SpendDays(ctx, org.ID, b.from, b.to)
+	return b, wrap(err)
+}
+
+func wrap(err error) error {
+	if err != nil {
+		return fmt.Errorf("savings: %w", err)
+	}
+	return nil
+}
+
+// find runs the finders over the window b (opts checked).
+func find(ctx context.Context, st *store.Store, org store.Org, opts Options, now time.Time, b bills) (Report, error) {
+	rep := Report{RoutingShare: opts.RoutingShare, CommitDiscount: opts.CommitDiscount, Findings: []Finding{}, Totals: []Amount{}}
+	if !b.ok {
 		return rep, nil
 	}
-	dayTo := last
-	dayFrom := dayTo.AddDate(0, 0, -(WindowDays - 1))
-	first, _, _, err := st.SpendDays(ctx, org.ID, dayFrom, dayTo)
-	if err != nil {
-		return rep, fmt.Errorf("savings: %w", err)
-	}
+	loc := org.Location()
+	dayFrom, first, dayTo := b.from, b.first, b.to
 	covered := int64(dayTo.Sub(first).Hours()/24) + 1
 	w := window{loc: loc, days: covered, month: decimal.NewFromInt(MonthHours).Div(decimal.NewFromInt(covered * 24))}
 	rep.CoveredDays = decimal.NewFromInt(covered)

@@ -99,10 +99,20 @@ func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 			return o, err
 		}
 	}
+	return Compose(f, group, today, rows, monthRows, breakdown), nil
+}
+
+// Compose lays out the Overview of a view from what DashboardWith reads:
+// rows, the view's days by its top groups from AnomalyWindow days before
+// f.From (as SpendByDayTop returns them), monthRows, the days from last
+// month's first to today (the same rows when they cover them), and the
+// range's breakdown. It reads nothing more.
+func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, monthRows []store.DaySpend, breakdown store.Breakdown) Overview {
+	o := Overview{Filter: f, Group: group, Today: today}
 	o.Cards = MonthCards(monthRows, today)
 	o.Facets = breakdown.Facets
 
-	for _, ws := range Build(rows, wide.From, f.To, group) {
+	for _, ws := range Build(rows, budget.AddDays(f.From, -AnomalyWindow), f.To, group) {
 		co := CurrencyOverview{Series: ws.Trim(f.From), Anomalies: Anomalies(ws, AnomalyWindow)}
 		if last := LastCompleteDay(ws, today); last >= AnomalyWindow {
 			co.DoD = Movers(ws, last, 1, TopMovers)
@@ -118,7 +128,7 @@ func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 		o.DriverTotals[dr.Currency] = o.DriverTotals[dr.Currency].Add(dr.Amount)
 	}
 	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopGroups)
-	return o, nil
+	return o
 }
 
 // DaySpend is one day's spend in one currency by group, every group of it.

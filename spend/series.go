@@ -126,9 +126,9 @@ func Build(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []Ser
 			g = make([]decimal.Decimal, n)
 			s.ByGroup[key] = g
 		}
-		g[i] = g[i].Add(r.Amount)
-		s.Totals[i] = s.Totals[i].Add(r.Amount)
-		groupTotals[r.Currency][key] = groupTotals[r.Currency][key].Add(r.Amount)
+		g[i] = add(g[i], r.Amount)
+		s.Totals[i] = add(s.Totals[i], r.Amount)
+		groupTotals[r.Currency][key] = add(groupTotals[r.Currency][key], r.Amount)
 	}
 	var out []Series
 	for cur, s := range byCur {
@@ -149,6 +149,19 @@ func Build(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []Ser
 	}
 	slices.SortFunc(out, func(a, b Series) int { return strings.Compare(a.Currency, b.Currency) })
 	return out
+}
+
+// add is a + b without decimal's arithmetic when either is zero: a group
+// has one row a day, so most sums of a view start at zero, and Add
+// allocates even then.
+func add(a, b decimal.Decimal) decimal.Decimal {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	}
+	return a.Add(b)
 }
 
 // Trim drops the days before from (kept only as a baseline), and the

@@ -78,8 +78,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		return p.IdleDuration > time.Second || connHasInput(p.Conn.PgConn().Conn())
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		pgxdecimal.Register(c.TypeMap())
-		c.TypeMap().RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericCodec{}})
+		RegisterTypes(c.TypeMap())
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -89,7 +88,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	return New(pool), nil
 }
 
-// New wraps a pool. Pools not made by Open must register pgx-shopspring-decimal.
+// RegisterTypes makes numeric columns scan into and from decimal.Decimal,
+// as Open's connections do; a pool made elsewhere (a benchmark's, with a
+// tracer) registers them on each connection.
+func RegisterTypes(m *pgtype.Map) {
+	pgxdecimal.Register(m)
+	m.RegisterType(&pgtype.Type{Name: "numeric", OID: pgtype.NumericOID, Codec: numericCodec{}})
+}
+
+// New wraps a pool. Pools not made by Open must register types (RegisterTypes).
 func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, q: pool}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/store"
 )
 
 // The imports API: POST /api/v1/imports and the history, through the same
@@ -81,7 +82,11 @@ func (s *Server) handleAPIImportDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, 0, "api"); err != nil {
+	err = s.savingsInputsChange(c, func(st *store.Store) error {
+		_, err := st.RemoveImport(c.Request().Context(), currentOrg(c).ID, id, 0, "api")
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -118,6 +118,62 @@ func (s *Server) handleDashboard(c echo.Context) error {
 // on (see headlineCache).
 func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, stamp string) (dashboardData, error) {
 	f := sq.Filter
+	head, ok := s.heads.get(org.ID, stamp)
+	if !ok {
+		h, err := spend.BuildHeadline(ctx, st, *org, today)
+		if err != nil {
+			return dashboardData{}, err
+		}
+		head.view, head.budgets = headlineView(h, today), h.All
+		s.heads.put(org.ID, stamp, head)
+	}
+
+	// The breakdown is the range's and filters', whatever the group and
+	// chart.
+	bk := url.Values{"from": {f.From.Format(time.DateOnly)}, "to": {f.To.Format(time.DateOnly)}, "basis": {string(f.Cost)}}
+	for dim, val := range f.Values() {
+		if val != "" {
+			bk.Set(string(dim), val)
+		}
+	}
+	bkey := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + bk.Encode()
+	breakdown, ok := s.breaks.get(bkey)
+	if !ok {
+		var err error
+		if breakdown, err = st.SpendBreakdown(ctx, org.ID, f); err != nil {
+			return dashboardData{}, err
+		}
+		s.breaks.put(bkey, breakdown)
+	}
+	o, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, breakdown)
+	if err != nil {
+		return dashboardData{}, err
+	}
+	d := layoutDashboard(org.Currency, sq, head, o)
+	if d.view.Empty != nil {
+		// Nothing in the range: say which days the data covers, and offer them.
+		first, last, ok, err := st.SpendSpan(ctx, org.ID)
+		if err != nil {
+			return d, err
+		}
+		if ok {
+			d.view.Empty.First, d.view.Empty.Last = first, last
+			if budget.DaysBetween(first, last) >= maxRangeDays {
+				first = budget.AddDays(last, 1-maxRangeDays)
+			}
+			cover := sq
+			cover.Range, cover.Filter.From, cover.Filter.To = rangeCustom, first, last
+			d.view.Empty.URL, d.view.Empty.ShowFrom = "/dashboard?"+cover.values().Encode(), first
+		}
+	}
+	return d, nil
+}
+
+// layoutDashboard lays a view's numbers out as the page and its chart: the
+// org's own currency first, the others after (alphabetically). It reads
+// nothing; a range without spend gets an Empty without the data's days.
+func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spend.Overview) dashboardData {
+	f := sq.Filter
 	var d dashboardData
 	v := &d.view
 	v.Filter = views.DashFilter{
@@ -136,45 +192,12 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	}
 	slices.SortFunc(v.Filter.Chips, func(a, b views.FilterChip) int { return strings.Compare(a.Dimension, b.Dimension) })
 	v.Query = sq.values().Encode()
-	v.Today = today
-	v.ChartTitle = chartTitle(sq, today)
-
-	head, ok := s.heads.get(org.ID, stamp)
-	if !ok {
-		h, err := spend.BuildHeadline(ctx, st, *org, today)
-		if err != nil {
-			return d, err
-		}
-		head.view, head.budgets = headlineView(h, today), h.All
-		s.heads.put(org.ID, stamp, head)
-	}
+	v.Today = o.Today
+	v.ChartTitle = chartTitle(sq, o.Today)
 	v.Headline = head.view
-	budgets := head.budgets
 
-	// The breakdown is the range's and filters', whatever the group and
-	// chart.
-	bk := url.Values{"from": {f.From.Format(time.DateOnly)}, "to": {f.To.Format(time.DateOnly)}, "basis": {string(f.Cost)}}
-	for dim, val := range f.Values() {
-		if val != "" {
-			bk.Set(string(dim), val)
-		}
-	}
-	bkey := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + bk.Encode()
-	breakdown, ok := s.breaks.get(bkey)
-	if !ok {
-		var err error
-		if breakdown, err = st.SpendBreakdown(ctx, org.ID, f); err != nil {
-			return d, err
-		}
-		s.breaks.put(bkey, breakdown)
-	}
-	o, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, breakdown)
-	if err != nil {
-		return d, err
-	}
-	// The org's own currency first, the others after (alphabetically).
 	slices.SortStableFunc(o.Currencies, func(a, b spend.CurrencyOverview) int {
-		return spend.CompareCurrencies(org.Currency, a.Series.Currency, b.Series.Currency)
+		return spend.CompareCurrencies(orgCurrency, a.Series.Currency, b.Series.Currency)
 	})
 	v.Filter.Facets = map[string][]string{}
 	for dim, vals := range o.Facets {
@@ -200,26 +223,12 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 				v.MoversDay = co.MoversDay
 			}
 		}
-		d.chart.Charts = append(d.chart.Charts, chartFor(rs, co.Anomalies, budgets, sq))
+		d.chart.Charts = append(d.chart.Charts, chartFor(rs, co.Anomalies, head.budgets, sq))
 	}
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
 	if !spent {
-		// Nothing in the range: say which days the data covers, and offer them.
-		first, last, ok, err := st.SpendSpan(ctx, org.ID)
-		if err != nil {
-			return d, err
-		}
 		v.Empty = &views.EmptyRange{Filtered: len(v.Filter.Chips) > 0}
-		if ok {
-			v.Empty.First, v.Empty.Last = first, last
-			if budget.DaysBetween(first, last) >= maxRangeDays {
-				first = budget.AddDays(last, 1-maxRangeDays)
-			}
-			cover := sq
-			cover.Range, cover.Filter.From, cover.Filter.To = rangeCustom, first, last
-			v.Empty.URL, v.Empty.ShowFrom = "/dashboard?"+cover.values().Encode(), first
-		}
 	}
 
 	for _, dr := range o.Drivers {
@@ -231,7 +240,7 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 	v.AllDrivers = spend.FoldDrivers(o.Drivers, exportDrivers)
 	v.GPUs, v.Models = o.GPUs, o.Models
 	v.Chart = d.chart
-	return d, nil
+	return d
 }
 
 // chartTitle says what the chart shows: the bars by group over the range,
@@ -314,13 +323,15 @@ func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
 		marked[a.Day] = a
 	}
 	for i, day := range s.Days {
-		row := views.DailyRow{Day: day, Total: s.Totals[i]}
-		rest := s.Totals[i]
+		row := views.DailyRow{Day: day, Total: s.Totals[i], Values: make([]decimal.Decimal, 0, len(groups)+1)}
 		for _, g := range groups {
 			row.Values = append(row.Values, s.ByGroup[g][i])
-			rest = rest.Sub(s.ByGroup[g][i])
 		}
 		if t.Other {
+			rest := s.Totals[i]
+			for _, g := range groups {
+				rest = rest.Sub(s.ByGroup[g][i])
+			}
 			row.Values = append(row.Values, rest)
 		}
 		if a, ok := marked[day]; ok {
@@ -424,14 +435,14 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 			if m := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC); !m.Equal(month) {
 				month = m
 				daily = budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
-				dailyText = daily.StringFixed(2)
+				dailyText = quantity.FormatFixed(daily, 2)
 			}
 			if day.Day() == 1 {
 				pace = decimal.Zero
 			}
 			pace = pace.Add(daily)
 			pb.Daily = append(pb.Daily, dailyText)
-			pb.Pace = append(pb.Pace, pace.StringFixed(2))
+			pb.Pace = append(pb.Pace, quantity.FormatFixed(pace, 2))
 		}
 		p.Budgets = append(p.Budgets, pb)
 	}

@@ -152,7 +152,11 @@ func (s *Server) handleImportDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	imp, err := s.db(c).RemoveImport(c.Request().Context(), currentOrg(c).ID, id, currentUser(c).ID, "web")
+	var imp store.Import
+	err = s.savingsInputsChange(c, func(st *store.Store) (err error) {
+		imp, err = st.RemoveImport(c.Request().Context(), currentOrg(c).ID, id, currentUser(c).ID, "web")
+		return err
+	})
 	if err != nil {
 		return err
 	}

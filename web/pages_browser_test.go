@@ -312,8 +312,8 @@ func checkNumbers(t *testing.T, where, text string) {
 // its currency (in the cell, or in the caption of a table of one currency).
 func checkDashboardNumbers(t *testing.T, tab context.Context) {
 	t.Helper()
-	cells, err := chromedp.Run(tab, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#dashboard td.num')].map(td =>
-		[td.textContent.trim().replace(/\s+/g, " "), td.classList.contains("money") ? "money" : "",
+	cells, err := chromedp.Run(tab, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#dashboard td.num, #dashboard .daily-table td + td')].map(td =>
+		[td.textContent.trim().replace(/\s+/g, " "), td.classList.contains("money") || td.closest(".daily-table") ? "money" : "",
 		 td.closest("table").querySelector("caption")?.textContent || ""])`))
 	if err != nil {
 		t.Fatal(err)

@@ -119,7 +119,11 @@ func (s *Server) handleGPUOverrideCreate(c echo.Context) error {
 	if _, _, ok := pricing.DefaultCatalog().InstanceGPU(strings.ToLower(f.Provider), f.InstanceType); !ok && (f.GPU == "" || in.GPUCount.IsZero()) {
 		return fail(fmt.Sprintf("%s %s is not in the catalog: give its GPU and GPU count.", f.Provider, f.InstanceType))
 	}
-	if _, err := s.db(c).UpsertGPUPriceOverrides(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, []store.GPUPriceOverrideInput{in}); err != nil {
+	err = s.savingsInputsChange(c, func(st *store.Store) error {
+		_, err := st.UpsertGPUPriceOverrides(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, []store.GPUPriceOverrideInput{in})
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.flash(c, "Saved your price for "+f.Provider+" "+f.InstanceType+".")
@@ -159,7 +163,11 @@ func (s *Server) handleGPUOverrideUpload(c echo.Context) error {
 			OnDemand: r.OnDemand, Spot: r.Spot, Note: note,
 		})
 	}
-	n, err := s.db(c).UpsertGPUPriceOverrides(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, in)
+	var n int
+	err = s.savingsInputsChange(c, func(st *store.Store) (err error) {
+		n, err = st.UpsertGPUPriceOverrides(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, in)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -186,7 +194,11 @@ func (s *Server) handleGPUOverrideUpdate(c echo.Context) error {
 	if onDemand == nil && spot == nil {
 		return s.pricesPage(c, http.StatusUnprocessableEntity, views.PricesView{Error: o.Provider + " " + o.InstanceType + ": give an on-demand or a spot price, or delete the row."})
 	}
-	if _, err := s.db(c).UpdateGPUPriceOverride(ctx, orgID, id, currentUser(c).ID, onDemand, spot, strings.TrimSpace(c.FormValue("note"))); err != nil {
+	err = s.savingsInputsChange(c, func(st *store.Store) error {
+		_, err := st.UpdateGPUPriceOverride(ctx, orgID, id, currentUser(c).ID, onDemand, spot, strings.TrimSpace(c.FormValue("note")))
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.flash(c, "Saved your price for "+o.Provider+" "+o.InstanceType+".")
@@ -194,8 +206,7 @@ func (s *Server) handleGPUOverrideUpdate(c echo.Context) error {
 }
 
 func (s *Server) handleGPUOverrideDelete(c echo.Context) error {
-	st := s.db(c)
-	return s.deleteOverride(c, func(ctx context.Context, orgID, id int64) (string, error) {
+	return s.deleteOverride(c, func(ctx context.Context, st *store.Store, orgID, id int64) (string, error) {
 		o, err := st.GPUPriceOverride(ctx, orgID, id)
 		if err != nil {
 			return "", err
@@ -205,14 +216,19 @@ func (s *Server) handleGPUOverrideDelete(c echo.Context) error {
 }
 
 // deleteOverride is the delete handler of both kinds of price override:
-// del deletes the org's row the path's id names (store.ErrNotFound, a 404,
-// when the org has none) and returns what the flash says was deleted.
-func (s *Server) deleteOverride(c echo.Context, del func(ctx context.Context, orgID, id int64) (what string, err error)) error {
+// del deletes, through st, the org's row the path's id names
+// (store.ErrNotFound, a 404, when the org has none) and returns what the
+// flash says was deleted.
+func (s *Server) deleteOverride(c echo.Context, del func(ctx context.Context, st *store.Store, orgID, id int64) (what string, err error)) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	what, err := del(c.Request().Context(), currentOrg(c).ID, id)
+	var what string
+	err = s.savingsInputsChange(c, func(st *store.Store) (err error) {
+		what, err = del(c.Request().Context(), st, currentOrg(c).ID, id)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -260,7 +276,11 @@ func (s *Server) handleLLMOverrideCreate(c echo.Context) error {
 	if problem != "" {
 		return s.pricesPage(c, http.StatusUnprocessableEntity, views.PricesView{LLMForm: f, Error: problem})
 	}
-	if _, err := s.db(c).UpsertLLMPriceOverride(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, in); err != nil {
+	err := s.savingsInputsChange(c, func(st *store.Store) error {
+		_, err := st.UpsertLLMPriceOverride(c.Request().Context(), currentOrg(c).ID, currentUser(c).ID, in)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	s.flash(c, "Saved your price for "+in.Model+".")
@@ -280,7 +300,10 @@ func (s *Server) handleLLMOverrideUpdate(c echo.Context) error {
 	if problem != "" {
 		return s.pricesPage(c, http.StatusUnprocessableEntity, views.PricesView{Error: problem})
 	}
-	_, err = s.db(c).UpdateLLMPriceOverride(ctx, orgID, id, currentUser(c).ID, in)
+	err = s.savingsInputsChange(c, func(st *store.Store) error {
+		_, err := st.UpdateLLMPriceOverride(ctx, orgID, id, currentUser(c).ID, in)
+		return err
+	})
 	if errors.Is(err, store.ErrConflict) {
 		return s.pricesPage(c, http.StatusUnprocessableEntity, views.PricesView{Error: "You already have a price for " + in.Model + "; edit that row instead."})
 	}
@@ -292,8 +315,7 @@ func (s *Server) handleLLMOverrideUpdate(c echo.Context) error {
 }
 
 func (s *Server) handleLLMOverrideDelete(c echo.Context) error {
-	st := s.db(c)
-	return s.deleteOverride(c, func(ctx context.Context, orgID, id int64) (string, error) {
+	return s.deleteOverride(c, func(ctx context.Context, st *store.Store, orgID, id int64) (string, error) {
 		o, err := st.LLMPriceOverride(ctx, orgID, id)
 		if err != nil {
 			return "", err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/savings"
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
 
@@ -47,6 +48,25 @@ func savingsOptions(q url.Values) (savings.Options, url.Values, []string) {
 	return opts, form, errs
 }
 
+// savingsInputsChange runs write, which changes what the org's stored
+// savings report is computed from (an import removed, a price override),
+// and enqueues the report's refresh in the same transaction
+// (savings.RefreshArgs). Without a queue the report is computed when it is
+// next asked for, as it would be anyway: a stored report never outlives
+// its inputs.
+func (s *Server) savingsInputsChange(c echo.Context, write func(st *store.Store) error) error {
+	ctx, st, orgID := c.Request().Context(), s.db(c), currentOrg(c).ID
+	if s.cfg.Queue == nil {
+		return write(st)
+	}
+	return st.InTx(ctx, func(tx *store.Store) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		return savings.EnqueueRefresh(ctx, s.cfg.Queue, tx, orgID)
+	})
+}
+
 // handleSavings shows the Savings page, or for htmx its results.
 func (s *Server) handleSavings(c echo.Context) error {
 	opts, form, errs := savingsOptions(c.QueryParams())
@@ -56,7 +76,7 @@ func (s *Server) handleSavings(c echo.Context) error {
 		status = http.StatusUnprocessableEntity
 	} else {
 		opts.Now = time.Now()
-		rep, err := savings.Find(c.Request().Context(), s.db(c), *currentOrg(c), opts)
+		rep, err := savings.Load(c.Request().Context(), s.db(c), *currentOrg(c), opts)
 		var ie *advisor.InputError
 		switch {
 		case errors.As(err, &ie):
@@ -81,7 +101,7 @@ func (s *Server) handleAPISavings(c echo.Context) error {
 		return unprocessable("%s", strings.Join(errs, "; "))
 	}
 	opts.Now = time.Now()
-	rep, err := savings.Find(c.Request().Context(), s.db(c), *currentOrg(c), opts)
+	rep, err := savings.Load(c.Request().Context(), s.db(c), *currentOrg(c), opts)
 	if err != nil {
 		return err
 	}

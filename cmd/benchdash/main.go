@@ -10,8 +10,10 @@
 //	benchdash numbers -org O -n N [-day D]              time the budget cards, the digest's numbers and
 //	                                                    the alert evaluation (see numbers)
 //	benchdash token   -org O -email E                   mint an API token (for a kept database)
+//	benchdash views   -email E -password P -n N          split cold dashboard views' time into their
+//	                                                    queries and the rest (Go), in process
 //
-// load, explain, numbers and token read DATABASE_URL. Charges are written with INSERT …
+// load, explain, numbers, token and views read DATABASE_URL. Charges are written with INSERT …
 // SELECT generate_series straight into charges (the importer's COPY path
 // is benchmarked by scripts/bench-import), then rolled up with the store's
 // own RebuildDailySpend (which fills daily_spend_by, period_drivers and period_spend_by too).
@@ -38,7 +40,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
@@ -65,6 +66,8 @@ func main() {
 		err = logstats(os.Args[2:])
 	case "numbers":
 		err = numbers(ctx, os.Args[2:])
+	case "views":
+		err = viewTimes(ctx, os.Args[2:])
 	case "token":
 		err = token(ctx, os.Args[2:])
 	default:
@@ -84,7 +87,7 @@ func openPool(ctx context.Context, tracer pgx.QueryTracer) (*pgxpool.Pool, error
 		return nil, err
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		pgxdecimal.Register(c.TypeMap())
+		store.RegisterTypes(c.TypeMap())
 		return nil
 	}
 	cfg.ConnConfig.Tracer = tracer

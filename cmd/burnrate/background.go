@@ -16,6 +16,7 @@ import (
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/store"
 )
@@ -50,6 +51,7 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	river.AddWorker(workers, &jobs.SweepImportsWorker{Store: st, Log: log})
 	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
 	river.AddWorker(workers, &account.ResetRequestWorker{Store: st, Mailer: &account.Mailer{Outbox: outbox, BaseURL: cfg.BaseURL}, Log: log})
+	river.AddWorker(workers, &savings.RefreshWorker{Store: st})
 	// Digests and alerts are recorded per channel by the notifier and sent
 	// by jobs; their email goes through the outbox like all mail.
 	notifier := notify.New(st, nil, notify.Config{
@@ -131,11 +133,14 @@ func logMailConfig(cfg Config, log *slog.Logger) {
 
 // afterImport is what every import does inside its own transaction, from
 // every way in (upload, API, 'burnrate import', 'burnrate demo'): it
-// enqueues the org's budget evaluation, which therefore exists exactly
-// when the import commits.
+// enqueues the org's budget evaluation and the refresh of its stored
+// savings report, which therefore exist exactly when the import commits.
 func afterImport(q *jobs.Queue) func(ctx context.Context, tx *store.Store, orgID, importID int64) error {
 	return func(ctx context.Context, tx *store.Store, orgID, _ int64) error {
-		return schedule.EnqueueEvaluation(ctx, q, tx, orgID)
+		if err := schedule.EnqueueEvaluation(ctx, q, tx, orgID); err != nil {
+			return err
+		}
+		return savings.EnqueueRefresh(ctx, q, tx, orgID)
 	}
 }
 

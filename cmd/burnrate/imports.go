@@ -13,6 +13,8 @@ import (
 
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/savings"
+	"github.com/burnrate/burnrate/store"
 )
 
 const importsUsage = `usage: burnrate imports list --org SLUG [--json]
@@ -45,7 +47,19 @@ func runImports(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		if err != nil || id <= 0 {
 			return fmt.Errorf("imports delete: %q is not an import's id (burnrate imports list shows them)", fs.Arg(0))
 		}
-		imp, err := db.store.RemoveImport(ctx, org.ID, id, 0, "cli")
+		bg, err := newJobs(db.store, cfg, log)
+		if err != nil {
+			return err
+		}
+		// The org's stored savings report is refreshed once the removal
+		// commits, as after the web's.
+		var imp store.Import
+		err = db.store.InTx(ctx, func(tx *store.Store) error {
+			if imp, err = tx.RemoveImport(ctx, org.ID, id, 0, "cli"); err != nil {
+				return err
+			}
+			return savings.EnqueueRefresh(ctx, bg.Queue(), tx, org.ID)
+		})
 		if err != nil {
 			return fmt.Errorf("imports delete %d: %w", id, err)
 		}

@@ -46,7 +46,7 @@ func runSavings(ctx context.Context, cfg Config, log *slog.Logger, args []string
 	}
 	defer db.close()
 	opts.Now = time.Now()
-	rep, err := savings.Find(ctx, db.store, org, opts)
+	rep, err := savings.Load(ctx, db.store, org, opts)
 	if err != nil {
 		return fmt.Errorf("savings: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -115,4 +116,73 @@ func TestSavingsCommandShortBill(t *testing.T) {
 			t.Errorf("output has %q:\n%s", bad, text)
 		}
 	}
+}
+
+// TestSavingsRefreshedInTheBackground: an import and the removal of one
+// (from the command line) each enqueue the refresh of the org's stored
+// savings report, and the jobs of a running process store it.
+func TestSavingsRefreshedInTheBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.URL(t)
+	st, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Refresh Co"})
+	cfg, err := loadConfig(env(map[string]string{"DATABASE_URL": url}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, err := newJobs(st, cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- bg.Run(runCtx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("jobs stopped with %v", err)
+		}
+	}()
+	// waitStored waits for a stored report whose bills run through the
+	// day through.
+	waitStored := func(step, through string) {
+		t.Helper()
+		var saved store.SavingsReport
+		for range 200 {
+			var ok bool
+			if saved, ok, err = st.SavingsReport(ctx, org.ID); err != nil {
+				t.Fatal(err)
+			}
+			if ok && strings.Contains(saved.Inputs, ".."+through+" ") {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("%s: no savings report through %s stored; the last is of %q", step, through, saved.Inputs)
+	}
+
+	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	im.AfterImport = afterImport(bg.Queue())
+	var ids []int64
+	for i, day := range []string{"2026-11-01", "2026-11-02"} { // two accounts: the second bill replaces none of the first
+		res, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: day + ".csv", Via: "test"}, strings.NewReader(fmt.Sprintf(
+			"BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,ServiceName,ChargeCategory,BillingAccountId\n"+
+				"12.5,%sT00:00:00Z,,USD,AWS,Amazon S3,Usage,acct-%d\n", day, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.ID)
+	}
+	waitStored("after the imports", "2026-11-02")
+	var out bytes.Buffer
+	if err := run(ctx, []string{"imports", "delete", "--org", org.Slug, fmt.Sprint(ids[1])},
+		env(map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error"}), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStored("after the removal", "2026-11-01")
 }

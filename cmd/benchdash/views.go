@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web"
+)
+
+// viewTimes splits the time of dashboard views not cached yet into their
+// queries (as the client sees each: round trip, execution and reading the
+// rows) and the rest, which is Go: the handler's work, rendering and
+// gzip. It serves the app in process, on the app's own pool settings and
+// types, and asks the views bench-dashboard's "cold" requests ask: the
+// range shifted back 0–59 days, a new view every time, one at a time.
+func viewTimes(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("views", flag.ExitOnError)
+	email := fs.String("email", "bench@example.com", "log in as")
+	password := fs.String("password", "", "password")
+	n := fs.Int("n", 60, "views of each length")
+	_ = fs.Parse(args)
+	qt := &queryTimer{by: map[string]*queryTime{}}
+	pool, err := openPool(ctx, qt)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	st := store.New(pool)
+	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))
+	defer ts.Close()
+	client, err := login(ts.URL, *email, *password)
+	if err != nil {
+		return err
+	}
+	to := time.Now().UTC()
+	groups := []string{"provider", "service", "account", "team", "model", "source"}
+	k := 0
+	for _, days := range []int{30, 90, 365} {
+		name := fmt.Sprintf("%dd", days)
+		var ds []time.Duration
+		for i := 0; i <= *n; i++ {
+			k++
+			t := to.AddDate(0, 0, -(k % 60))
+			f := t.AddDate(0, 0, 1-days)
+			req, _ := http.NewRequest(http.MethodGet, ts.URL+"/dashboard?range=custom&from="+f.Format(time.DateOnly)+
+				"&to="+t.Format(time.DateOnly)+"&group="+groups[(k/7)%len(groups)], nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			if i == 1 {
+				qt.setPhase(name) // the first view warms up
+			}
+			start := time.Now()
+			res, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				return fmt.Errorf("%s: %s", req.URL, res.Status)
+			}
+			if i > 0 {
+				ds = append(ds, time.Since(start))
+			}
+		}
+		qt.setPhase("")
+		var total, inQueries time.Duration
+		for _, d := range ds {
+			total += d
+		}
+		for _, q := range qt.queries(name) {
+			inQueries += q.total
+		}
+		per := func(d time.Duration) float64 { return ms(d / time.Duration(len(ds))) }
+		fmt.Printf("\n%s cold views, n=%d: p50 %.1f ms  p95 %.1f ms  mean %.1f ms = queries %.1f ms + the rest (Go) %.1f ms\n",
+			name, len(ds), ms(percentile(ds, .5)), ms(percentile(ds, .95)), per(total), per(inQueries), per(total-inQueries))
+		for _, q := range qt.queries(name) {
+			fmt.Printf("    %5.2fx mean %6.2f ms  max %6.2f ms  %s\n", float64(q.n)/float64(len(ds)),
+				ms(q.total/time.Duration(q.n)), ms(q.max), oneLine(q.sql, 100))
+		}
+	}
+	return nil
+}

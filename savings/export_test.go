@@ -1,0 +1,5 @@
+package savings
+
+// StoredComputed is Stored, also saying whether it computed the report
+// rather than read the stored one.
+var StoredComputed = stored
