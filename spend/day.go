@@ -93,7 +93,7 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 	for _, c := range monthCards(rows, day, budget.AddDays(day, 1)) {
 		cards[c.Currency] = c
 	}
-	breakdown, err := st.SpendBreakdown(ctx, orgID, store.SpendFilter{From: day, To: day})
+	breakdown, err := st.SpendBreakdownTop(ctx, orgID, store.SpendFilter{From: day, To: day}, DayDrivers)
 	if err != nil {
 		return r, err
 	}

@@ -493,6 +493,13 @@ type Breakdown struct {
 // only), by model (rows with a model only), and lists the values of every
 // dimension, in one pass over daily_spend with grouping sets.
 func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) (Breakdown, error) {
+	return s.SpendBreakdownTop(ctx, orgID, f, 0)
+}
+
+// SpendBreakdownTop is SpendBreakdown with at most drivers drivers per
+// currency, the largest (all of them, and the facets, when drivers is 0;
+// no facets otherwise): a day's report lists ten drivers of hundreds.
+func (s *Store) SpendBreakdownTop(ctx context.Context, orgID int64, f SpendFilter, drivers int) (Breakdown, error) {
 	args := []any{orgID}
 	where := f.where(&args)
 	// Two levels: first collapse the days (one hash aggregate over the
@@ -504,7 +511,7 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 	// Unfiltered, the query reads the smaller rollups and needs neither
 	// (nor the transaction's three more round trips).
 	if unfiltered(f) {
-		b, err := s.breakdown(ctx, where, f, args)
+		b, err := s.breakdown(ctx, where, f, args, drivers)
 		return b, mapError("spend breakdown", err)
 	}
 	var b Breakdown
@@ -513,7 +520,7 @@ func (s *Store) SpendBreakdown(ctx context.Context, orgID int64, f SpendFilter) 
 			return err
 		}
 		var err error
-		b, err = tx.breakdown(ctx, where, f, args)
+		b, err = tx.breakdown(ctx, where, f, args, drivers)
 		return err
 	})
 	return b, mapError("spend breakdown", err)
@@ -531,7 +538,9 @@ const (
 	setCategory = 255 &^ 1
 )
 
-func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args []any) (Breakdown, error) {
+// breakdown reads the breakdown; drivers > 0 keeps that many drivers per
+// currency (in Postgres when unfiltered, here otherwise).
+func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args []any, drivers int) (Breakdown, error) {
 	query := `
 		WITH r AS (
 			SELECT provider, service, sub_account, model, gpu_type, team, source, charge_category, currency,
@@ -567,7 +576,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		// Only the reads that have periods: Postgres plans the statement
 		// for each call's parameters, and empty arms cost planning time.
 		args = args[:1]
-		var drivers, facets []string
+		var driverArms, facets []string
 		for _, r := range []struct {
 			periods []time.Time
 			grain   string
@@ -578,7 +587,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 			}
 			args = append(args, r.periods)
 			starts := "ANY($" + strconv.Itoa(len(args)) + "::date[])"
-			drivers = append(drivers, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
+			driverArms = append(driverArms, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
 				`+r.sign+`rows AS rows
 			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+starts)
 			// Days are daily_spend_by's rows.
@@ -591,14 +600,31 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 				`+r.sign+`cached_tokens AS cached_tokens, `+r.sign+`requests AS requests, `+r.sign+`rows AS rows
 			FROM `+from)
 		}
-		query = `
+		driverRows := `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
 			sum(cost), 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM (
-			` + strings.Join(drivers, "\n\t\t\tUNION ALL\n\t\t\t") + `
+			` + strings.Join(driverArms, "\n\t\t\tUNION ALL\n\t\t\t") + `
 		) d
 		GROUP BY 2, 3, 4, 5, 10
-		HAVING sum(rows) <> 0
+		HAVING sum(rows) <> 0`
+		if drivers > 0 {
+			args = append(args, drivers)
+			driverRows = `
+		SELECT s, provider, service, sub_account, model, '', '', '', '', currency, cost, 0::numeric,
+			0::bigint, 0::bigint, 0::bigint, 0::bigint
+		FROM (
+			SELECT ` + strconv.Itoa(setDrivers) + ` AS s, provider, service, sub_account, model, currency, sum(cost) AS cost,
+				row_number() OVER (PARTITION BY currency ORDER BY sum(cost) DESC, provider, service, sub_account, model) AS n
+			FROM (
+				` + strings.Join(driverArms, "\n\t\t\t\tUNION ALL\n\t\t\t\t") + `
+			) d
+			GROUP BY 2, 3, 4, 5, 6
+			HAVING sum(rows) <> 0
+		) t
+		WHERE n <= $` + strconv.Itoa(len(args))
+		}
+		query = driverRows + `
 		UNION ALL
 		SELECT CASE dim WHEN 'gpu_type' THEN ` + strconv.Itoa(setGPU) + ` WHEN 'model' THEN ` + strconv.Itoa(setModel) + `
 				WHEN 'team' THEN ` + strconv.Itoa(setTeam) + ` WHEN 'source' THEN ` + strconv.Itoa(setSource) + `
@@ -667,6 +693,17 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 	})
 	for _, vs := range b.Facets {
 		slices.Sort(vs)
+	}
+	if drivers > 0 {
+		// Drivers come largest first; the facets of provider, service and
+		// account were read from them, so there are none to trust.
+		kept, per := b.Drivers[:0], map[string]int{}
+		for _, dr := range b.Drivers {
+			if per[dr.Currency]++; per[dr.Currency] <= drivers {
+				kept = append(kept, dr)
+			}
+		}
+		b.Drivers, b.Facets = kept, nil
 	}
 	return b, err
 }

@@ -534,3 +534,54 @@ func TestMigrationPeriodSpendBy(t *testing.T) {
 	}
 	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000030")
 }
+
+// TestSpendBreakdownTopKeepsTheLargestDrivers: a breakdown limited to k
+// drivers per currency holds the k largest of the whole breakdown's, in
+// each currency, unfiltered (limited in Postgres) and filtered (here), and
+// the same GPU types and models.
+func TestSpendBreakdownTopKeepsTheLargestDrivers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	data := genSpendData(t, st, 11)
+	for _, f := range []store.SpendFilter{
+		{From: day("2026-03-01"), To: day("2026-03-01")},
+		{From: day("2026-02-20"), To: day("2026-04-10"), Cost: store.CostAmortized},
+		{From: day("2026-02-20"), To: day("2026-04-10"), Provider: "AWS"},
+	} {
+		all, err := st.SpendBreakdown(ctx, data.org.ID, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 3} {
+			top, err := st.SpendBreakdownTop(ctx, data.org.ID, f, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The k-th largest amount of each currency: every kept driver is
+			// at least that, and there are k of them (or all there are).
+			amounts, kept := map[string][]decimal.Decimal{}, map[string]int{}
+			for _, d := range all.Drivers {
+				amounts[d.Currency] = append(amounts[d.Currency], d.Amount)
+			}
+			for _, d := range top.Drivers {
+				kept[d.Currency]++
+				as := amounts[d.Currency]
+				if d.Amount.LessThan(as[min(k, len(as))-1]) {
+					t.Errorf("%+v top %d: %s %s kept, below the %d-th largest %s", f, k, d.Currency, d.Amount, k, as[min(k, len(as))-1])
+				}
+			}
+			for cur, as := range amounts {
+				if kept[cur] != min(k, len(as)) {
+					t.Errorf("%+v top %d: %d drivers of %s, want %d", f, k, kept[cur], cur, min(k, len(as)))
+				}
+			}
+			if len(amounts) < 2 {
+				t.Fatalf("fixture: %d currencies", len(amounts))
+			}
+			if fmt.Sprint(top.GPUs, top.Models) != fmt.Sprint(all.GPUs, all.Models) || top.Facets != nil {
+				t.Errorf("%+v top %d: GPUs, models or facets differ", f, k)
+			}
+		}
+	}
+}
