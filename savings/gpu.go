@@ -354,9 +354,9 @@ func cheaperGPU(rows []store.GPUResourceDay, groups []*group, cat *pricing.Catal
 				num(gpuHours, 1), g.provider, g.instanceType, quantity.FormatMoney(paid, "USD"), catalogName(*best),
 				num(g.gpuCount, 3), gpu, quantity.FormatMoney(bestRate, "USD")),
 			Detail: fmt.Sprintf("Used on %d of the %d days of GPU bills from %s to %s; the saving per month is what those days "+
-				"saved, scaled to a month from the %d days. Same GPU, same GPUs per machine, on demand. Price from %s (%s, region %s). "+
+				"saved, scaled to a month from the %d days. Same GPU, same GPUs per machine, on demand. Price from %s (%s). "+
 				"Moving has its own costs (data transfer, another account, capacity), which this figure does not include.",
-				used, observed, dateOf(first), dateOf(last), observed, catalogName(*best), best.Source, best.Region),
+				used, observed, dateOf(first), dateOf(last), observed, catalogName(*best), priceSource(*best)),
 			Window: &Window{From: dateOf(first), To: dateOf(last), Days: observed, UsageDays: used},
 			key:    g.key(),
 		})
@@ -457,3 +457,12 @@ func commitments(rows []store.GPUResourceDay, groups []*group, discount decimal.
 }
 
 func catalogName(in pricing.Instance) string { return in.Provider + " " + in.InstanceType }
+
+// priceSource says where an instance's price comes from, and its region
+// when it has one (a negotiated price may have none).
+func priceSource(in pricing.Instance) string {
+	if in.Region == "" {
+		return in.Source
+	}
+	return in.Source + ", region " + in.Region
+}

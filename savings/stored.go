@@ -21,7 +21,7 @@ import (
 // encoding: change it whenever a finder, a threshold or Report's fields
 // change, so that every stored report is recomputed (a new binary does that
 // too, see build).
-const StoredFormat = "1"
+const StoredFormat = "2"
 
 // Stored returns org's report with DefaultOptions at now: the stored one
 // when it was computed from what Find would read now, otherwise Find's,

@@ -97,8 +97,8 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 	if err != nil {
 		return r, err
 	}
-	for _, s := range Build(rows, from, day, group) {
-		s = s.Trim(base)
+	for _, whole := range Build(rows, from, day, group) {
+		s := whole.Trim(base)
 		last := len(s.Days) - 1
 		c := DayCurrency{Currency: s.Currency, Month: cards[s.Currency]}
 		if last >= 0 {
@@ -108,7 +108,9 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 			}
 			c.Groups = dayGroups(s, last)
 			c.Movers = Movers(s, last, 1, TopMovers)
-			if as := Anomalies(s, last); len(as) > 0 {
+			// Judged on the whole series: Anomalies skips the days before
+			// its first spend, which the trimmed week cannot tell.
+			if as := Anomalies(whole, len(whole.Days)-1); len(as) > 0 {
 				c.Anomaly = &as[0]
 			}
 		}

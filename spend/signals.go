@@ -64,12 +64,20 @@ func (a Anomaly) Note() string {
 }
 
 // Anomalies looks at each day of s from index start on; the AnomalyWindow
-// days before a day are its baseline, so the first AnomalyWindow days of s
-// are never judged.
+// days before a day are its baseline, so the first AnomalyWindow days of s,
+// counted from its first day with spend, are never judged.
 func Anomalies(s Series, start int) []Anomaly {
 	var out []Anomaly
 	minimum := decimal.NewFromInt(AnomalyMinimum)
-	for i := max(start, AnomalyWindow); i < len(s.Days); i++ {
+	// The days before the series' first spend are no baseline: before an
+	// org's first bills they are not days that spent nothing, and a new
+	// org's fifth day measured against three of them and a weekend was
+	// "unusual". A day is judged once AnomalyWindow days of bills precede it.
+	first := slices.IndexFunc(s.Totals, func(d decimal.Decimal) bool { return !d.IsZero() })
+	if first < 0 {
+		return nil
+	}
+	for i := max(start, first+AnomalyWindow); i < len(s.Days); i++ {
 		base := Median(s.Totals[i-AnomalyWindow : i])
 		amount := s.Totals[i]
 		if !base.IsPositive() || amount.LessThanOrEqual(minimum) || amount.LessThanOrEqual(base.Mul(decimal.NewFromInt(AnomalyFactor))) {

@@ -83,3 +83,30 @@ func TestFoldModelsPerCurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAnomalyAgainstDaysBeforeTheFirstBills: the days before a series'
+// first spend are no baseline. A new org's weekday after a weekend dip,
+// measured against three days before its bills began, looked like twice
+// the median; it is judged once a week of bills precedes it.
+func TestNoAnomalyAgainstDaysBeforeTheFirstBills(t *testing.T) {
+	t.Parallel()
+	day0 := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	var rows []store.DaySpend
+	// Bills from day 3 (a Friday): 2,300 on weekdays, 1,100 at weekends.
+	for i := 3; i < 30; i++ {
+		amount := decimal.NewFromInt(2300)
+		if wd := day0.AddDate(0, 0, i).Weekday(); wd == time.Saturday || wd == time.Sunday {
+			amount = decimal.NewFromInt(1100)
+		}
+		rows = append(rows, store.DaySpend{Day: day0.AddDate(0, 0, i), Currency: "USD", Group: "aws", Amount: amount})
+	}
+	rows = append(rows, store.DaySpend{Day: day0.AddDate(0, 0, 25), Currency: "USD", Group: "gcp", Amount: decimal.NewFromInt(9000)})
+	s := Build(rows, day0, day0.AddDate(0, 0, 29), store.DimProvider)[0]
+	got := Anomalies(s, 0)
+	if len(got) != 1 || !got[0].Day.Equal(day0.AddDate(0, 0, 25)) {
+		t.Fatalf("anomalies = %+v, want day 25's burst only", got)
+	}
+	// (Without the rule, day 7, a Tuesday of 2,300, was one: the median of
+	// days 0–6 was 1,100, of three zeros before the bills, two weekend days
+	// and two weekdays.)
+}

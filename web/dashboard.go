@@ -307,13 +307,24 @@ func moverViews(ms []spend.Mover, dim store.Dimension) []views.Mover {
 
 // dailyTable is a series as the table shown without JavaScript: the
 // largest groups as columns, the rest (spend.OtherGroup included) summed as
-// "other".
+// one "Other (N more …)".
 func dailyTable(s spend.Series, anomalies []spend.Anomaly) views.DailyTable {
 	t := views.DailyTable{Currency: s.Currency, Total: s.Total()}
 	groups := s.Groups
 	if n := len(groups); n > maxTableGroups || (n > 0 && groups[n-1] == spend.OtherGroup) {
 		groups = groups[:min(n-1, maxTableGroups-1)]
 		t.Other = true
+		// Named as the chart names its rest: how many groups it sums,
+		// the series' own folded rest included.
+		folded := 0
+		for _, g := range s.Groups[len(groups):] {
+			if g == spend.OtherGroup {
+				folded += s.Other
+			} else {
+				folded++
+			}
+		}
+		t.OtherName = spend.OtherName(folded, string(s.Dim))
 	}
 	for _, g := range groups {
 		t.Groups = append(t.Groups, spend.GroupLabel(s.Dim, s.Name(g)))
