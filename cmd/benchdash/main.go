@@ -365,6 +365,35 @@ func (t *tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQu
 
 func (t *tracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// inProcess is the app served in this process on a traced pool, and a
+// client logged in to it.
+type inProcess struct {
+	pool   *pgxpool.Pool
+	st     *store.Store
+	ts     *httptest.Server
+	client *http.Client
+}
+
+func serveInProcess(ctx context.Context, tr pgx.QueryTracer, email, password string) (*inProcess, error) {
+	pool, err := openPool(ctx, tr)
+	if err != nil {
+		return nil, err
+	}
+	st := store.New(pool)
+	app := &inProcess{pool: pool, st: st,
+		ts: httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))}
+	if app.client, err = login(app.ts.URL, email, password); err != nil {
+		app.close()
+		return nil, err
+	}
+	return app, nil
+}
+
+func (a *inProcess) close() {
+	a.ts.Close()
+	a.pool.Close()
+}
+
 func explain(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("explain", flag.ExitOnError)
 	email := fs.String("email", "bench@example.com", "log in as")
@@ -372,18 +401,12 @@ func explain(ctx context.Context, args []string) error {
 	path := fs.String("path", "/dashboard?range=90d", "the view to explain")
 	_ = fs.Parse(args)
 	tr := &tracer{}
-	pool, err := openPool(ctx, tr)
+	app, err := serveInProcess(ctx, tr, *email, *password)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	st := store.New(pool)
-	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))
-	defer ts.Close()
-	client, err := login(ts.URL, *email, *password)
-	if err != nil {
-		return err
-	}
+	defer app.close()
+	pool, st, ts, client := app.pool, app.st, app.ts, app.client
 	tr.mu.Lock()
 	tr.queries = nil
 	tr.mu.Unlock()

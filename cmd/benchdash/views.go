@@ -5,13 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"time"
-
-	"github.com/burnrate/burnrate/store"
-	"github.com/burnrate/burnrate/web"
 )
 
 // viewTimes splits the time of dashboard views not cached yet into their
@@ -27,18 +22,12 @@ func viewTimes(ctx context.Context, args []string) error {
 	n := fs.Int("n", 60, "views of each length")
 	_ = fs.Parse(args)
 	qt := &queryTimer{by: map[string]*queryTime{}}
-	pool, err := openPool(ctx, qt)
+	app, err := serveInProcess(ctx, qt, *email, *password)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	st := store.New(pool)
-	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))
-	defer ts.Close()
-	client, err := login(ts.URL, *email, *password)
-	if err != nil {
-		return err
-	}
+	defer app.close()
+	ts, client := app.ts, app.client
 	to := time.Now().UTC()
 	groups := []string{"provider", "service", "account", "team", "model", "source"}
 	k := 0
