@@ -510,17 +510,31 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		// its own cost basis only: an Azure amortized export stands beside
 		// the actual-cost export of its period.
 		for p := range cs.periods {
-			n, err := s.deleteCharges(ctx, orgID, tz, `
-				c.import_id IN (
-					SELECT import_id FROM import_periods
-					WHERE org_id = $1 AND source = $3 AND billing_account_id = $4 AND period_start = $5
-						AND cost_basis = $7 AND import_id <> $6
-				) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
-				cs.source, p.account, p.period, importID, string(res.CostBasis))
-			if err != nil {
-				return res, mapError("write charges: replace restated period", err)
+			// The earlier imports of the period are read first and their
+			// rows deleted by the primary key (org, import): with the
+			// imports as a subquery, the planner scanned all of charges for
+			// an org of 100M rows, whether or not any import matched.
+			var restated []int64
+			rows, err := s.q.Query(ctx, `
+				SELECT import_id FROM import_periods
+				WHERE org_id = $1 AND source = $2 AND billing_account_id = $3 AND period_start = $4
+					AND cost_basis = $5 AND import_id <> $6`,
+				orgID, cs.source, p.account, p.period, string(res.CostBasis), importID)
+			if err == nil {
+				restated, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 			}
-			res.ReplacedRows += n
+			if err != nil {
+				return res, mapError("write charges: restated imports", err)
+			}
+			if len(restated) > 0 {
+				n, err := s.deleteCharges(ctx, orgID, tz, `
+					c.import_id = ANY($6) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
+					cs.source, p.account, p.period, restated)
+				if err != nil {
+					return res, mapError("write charges: replace restated period", err)
+				}
+				res.ReplacedRows += n
+			}
 			if _, err := s.q.Exec(ctx, `
 				INSERT INTO import_periods (org_id, import_id, source, billing_account_id, period_start, cost_basis)
 				VALUES ($1, $2, $3, $4, $5, $6)`, orgID, importID, cs.source, p.account, p.period, string(res.CostBasis)); err != nil {
