@@ -283,45 +283,77 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 }
 
 // spendByDayTopRollup is SpendByDayTop on daily_spend_by, unfiltered, in
-// two steps that aggregate little. The groups are ranked first (a row per
-// group: its spend in the limit's days, and whether it has any there);
-// then the top groups' rows are read as they are, and the rest of each day
-// is the day's total (dim 'total') less its top groups, in amount and in
-// charges: the day has an Other row exactly when groups left out had
-// charges on it, as when their rows were summed. Groups are ranked by
-// Postgres (ties by name in its collation, as the single query did). One query that
-// materialized the day rows, ranked them and folded every row through a
-// hashed IN list cost several times more on a year of a large org.
+// two steps that aggregate little. The groups are ranked first, a row per
+// group: its spend in the limit's days, summed from their whole months,
+// whole weeks and other days (period_spend_by, daily_spend_by, as the
+// breakdown reads them), and whether it has charges there; groups seen
+// only on the other days of f rank as spending nothing, as before. Then
+// the top groups' rows are read as they are, and each day's rest is its
+// total (dim 'total') less its top groups, in amount and in charges: the
+// day has an Other row exactly when groups left out had charges on it. One
+// query that materialized the day rows, ranked them and folded every row
+// through a hashed IN list cost several times more on a year of a large
+// org; ranking from the day rows read a thousand rows a week for a
+// dimension of fifty values (services). Rows come in no particular order:
+// Build and the month cards add them up.
 func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFilter, group Dimension, top TopGroups) ([]DaySpend, error) {
 	cost, dim := f.Cost.column(), group.column()
+	// The limit's days within f; the other days of f count for presence.
+	from, to := f.From, f.To
+	if top.From.After(from) {
+		from = top.From
+	}
+	if top.To.Before(to) {
+		to = top.To
+	}
+	args := []any{orgID, dim}
+	var arms []string
+	if !from.After(to) {
+		for _, r := range driverReads(from, to).reads(&args) {
+			arms = append(arms, `SELECT currency, value, `+r.sign+cost+` AS cost, `+r.sign+`rows AS rows
+			FROM `+r.spendBy("dim = $2"))
+		}
+	}
+	outside := func(a, b time.Time) {
+		if a.After(b) {
+			return
+		}
+		args = append(args, a, b)
+		arms = append(arms, `SELECT currency, value, 0::numeric, 0::bigint FROM daily_spend_by
+			WHERE org_id = $1 AND dim = $2 AND day BETWEEN $`+strconv.Itoa(len(args)-1)+` AND $`+strconv.Itoa(len(args)))
+	}
+	if from.After(to) {
+		outside(f.From, f.To)
+	} else {
+		outside(f.From, from.AddDate(0, 0, -1))
+		outside(to.AddDate(0, 0, 1), f.To)
+	}
+	if len(arms) == 0 {
+		return nil, nil
+	}
 	rows, err := s.q.Query(ctx, `
-		SELECT currency, value, coalesce(sum(`+cost+`) FILTER (WHERE day BETWEEN $5 AND $6), 0),
-			bool_or(day BETWEEN $5 AND $6)
-		FROM daily_spend_by
-		WHERE org_id = $1 AND dim = $2 AND day BETWEEN $3 AND $4
+		SELECT currency, value, coalesce(sum(cost), 0), coalesce(sum(rows), 0) <> 0
+		FROM (
+			`+strings.Join(arms, "\n\t\t\tUNION ALL\n\t\t\t")+`
+		) r
 		GROUP BY 1, 2
-		ORDER BY 1, 3 DESC, 2`, orgID, dim, f.From, f.To, top.From, top.To)
+		ORDER BY 1, 3 DESC, 2`, args...)
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
 	var (
-		cur, value string
-		amount     decimal.Decimal
-		inRange    bool
-		ranked     = map[string]int{}             // currency → groups ranked so far
-		isTop      = map[string]map[string]bool{} // currency → its top groups
-		folded     = map[string]int{}             // currency → groups left out with spend in the limit's days
-		topValues  []string
-		folds      []string // currencies with groups left out
+		cur, value       string
+		amount           decimal.Decimal
+		inRange          bool
+		ranked           = map[string]int{} // currency → groups ranked so far
+		folded           = map[string]int{} // currency → groups left out with spend in the limit's days
+		topCurs, topVals []string           // the top groups, as (currency, value) pairs
+		folds            []string           // currencies with groups left out
 	)
 	_, err = pgx.ForEachRow(rows, []any{&cur, &value, &amount, &inRange}, func() error {
 		ranked[cur]++
 		if ranked[cur] <= top.N {
-			if isTop[cur] == nil {
-				isTop[cur] = map[string]bool{}
-			}
-			isTop[cur][value] = true
-			topValues = append(topValues, value)
+			topCurs, topVals = append(topCurs, cur), append(topVals, value)
 			return nil
 		}
 		if ranked[cur] == top.N+1 {
@@ -337,81 +369,42 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 	}
 
 	// With nothing left out, every row of the dimension is read. The top
-	// values are a filter, not an index condition: as one (a generic plan
+	// groups are a filter, not an index condition: as one (a generic plan
 	// of this prepared statement would make it so), the index is scanned
-	// over the whole range once per value.
-	query := `SELECT day, currency, value, ` + cost + `, rows, false FROM daily_spend_by
+	// over the whole range once per value. A value in another currency's
+	// top only is this one's rest.
+	query := `SELECT day, currency, value, ` + cost + `, false FROM daily_spend_by
 		WHERE org_id = $1 AND dim = $2 AND day BETWEEN $3 AND $4`
-	args := []any{orgID, dim, f.From, f.To}
+	args = []any{orgID, dim, f.From, f.To}
 	if len(folds) > 0 {
-		query += ` AND (value = ANY($5)) IS TRUE
+		query = `WITH top AS MATERIALIZED (
+			SELECT day, currency, value, ` + cost + ` AS cost, rows FROM daily_spend_by
+			WHERE org_id = $1 AND dim = $2 AND day BETWEEN $3 AND $4
+				AND (currency, value) IN (SELECT * FROM unnest($5::text[], $6::text[]))
+		), top_sums AS (
+			SELECT day, currency, sum(cost) AS cost, sum(rows) AS rows FROM top WHERE currency = ANY($7) GROUP BY 1, 2
+		)
+		SELECT day, currency, value, cost, false FROM top
 		UNION ALL
-		SELECT day, currency, '', ` + cost + `, rows, true FROM daily_spend_by
-		WHERE org_id = $1 AND dim = 'total' AND day BETWEEN $3 AND $4 AND currency = ANY($6)`
-		args = append(args, topValues, folds)
+		SELECT d.day, d.currency, '', d.` + cost + ` - coalesce(t.cost, 0), true
+		FROM daily_spend_by d LEFT JOIN top_sums t USING (day, currency)
+		WHERE d.org_id = $1 AND d.dim = 'total' AND d.day BETWEEN $3 AND $4 AND d.currency = ANY($7)
+			AND d.rows > coalesce(t.rows, 0)`
+		args = append(args, topCurs, topVals, folds)
 	}
 	rows, err = s.q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
-	type dayOf struct {
-		day time.Time
-		cur string
-	}
-	type part struct {
-		amount decimal.Decimal
-		rows   int64
-	}
-	var (
-		out          []DaySpend
-		day          time.Time
-		charges      int64
-		total        bool
-		tops, totals = map[dayOf]part{}, map[dayOf]part{}
-	)
-	_, err = pgx.ForEachRow(rows, []any{&day, &cur, &value, &amount, &charges, &total}, func() error {
-		k := dayOf{day, cur}
-		switch {
-		case total:
-			totals[k] = part{amount, charges}
-		case isTop[cur][value]:
-			// (A value in another currency's top only is this one's rest.)
-			out = append(out, DaySpend{Day: day, Currency: cur, Group: value, Amount: amount})
-			t := tops[k]
-			tops[k] = part{t.amount.Add(amount), t.rows + charges}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DaySpend, error) {
+		var d DaySpend
+		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other)
+		if d.Other {
+			d.OtherGroups = folded[d.Currency]
 		}
-		return nil
+		return d, err
 	})
-	if err != nil {
-		return nil, mapError("spend by day", err)
-	}
-	for k, t := range totals {
-		if top := tops[k]; t.rows > top.rows {
-			out = append(out, DaySpend{Day: k.day, Currency: k.cur, Amount: t.amount.Sub(top.amount), Other: true,
-				OtherGroups: folded[k.cur]})
-		}
-	}
-	// In the single query's order: days, currencies, then the top groups
-	// largest first (ties by name) and the rest last.
-	slices.SortFunc(out, func(a, b DaySpend) int {
-		if c := a.Day.Compare(b.Day); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Currency, b.Currency); c != 0 {
-			return c
-		}
-		if a.Other != b.Other {
-			if a.Other {
-				return 1
-			}
-			return -1
-		}
-		if c := b.Amount.Cmp(a.Amount); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Group, b.Group)
-	})
-	return out, nil
+	return out, mapError("spend by day", err)
 }
 
 // SpendTotals sums orgID's spend per currency. It reads daily_spend only.
@@ -573,32 +566,16 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		p := driverReads(f.From, f.To)
 		cost := f.Cost.column()
 		const facetDims = `dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category')`
-		// Only the reads that have periods: Postgres plans the statement
-		// for each call's parameters, and empty arms cost planning time.
 		args = args[:1]
 		var driverArms, facets []string
-		for _, r := range []struct {
-			periods []time.Time
-			grain   string
-			sign    string
-		}{{p.months, "month", ""}, {p.weeks, "week", ""}, {p.days, "day", ""}, {p.minusWeeks, "week", "-"}, {p.minusDays, "day", "-"}} {
-			if len(r.periods) == 0 {
-				continue
-			}
-			args = append(args, r.periods)
-			starts := "ANY($" + strconv.Itoa(len(args)) + "::date[])"
+		for _, r := range p.reads(&args) {
 			driverArms = append(driverArms, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
 				`+r.sign+`rows AS rows
-			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+starts)
-			// Days are daily_spend_by's rows.
-			from := `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + starts + ` AND ` + facetDims
-			if r.grain == "day" {
-				from = `daily_spend_by WHERE org_id = $1 AND ` + facetDims + ` AND day = ` + starts
-			}
+			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+r.starts)
 			facets = append(facets, `SELECT dim, value, currency, `+r.sign+cost+` AS cost, `+r.sign+`gpu_hours AS gpu_hours,
 				`+r.sign+`input_tokens AS input_tokens, `+r.sign+`output_tokens AS output_tokens,
 				`+r.sign+`cached_tokens AS cached_tokens, `+r.sign+`requests AS requests, `+r.sign+`rows AS rows
-			FROM `+from)
+			FROM `+r.spendBy(facetDims))
 		}
 		driverRows := `
 		SELECT ` + strconv.Itoa(setDrivers) + `, provider, service, sub_account, model, '', '', '', '', currency,
@@ -739,6 +716,41 @@ func driverSpans(from, to time.Time) (months, weeks, days []time.Time) {
 type driverPeriods struct {
 	months, weeks, days   []time.Time
 	minusWeeks, minusDays []time.Time
+}
+
+// periodRead is one read of a driverPeriods: the periods of one grain
+// (a query parameter, starts is "ANY($n::date[])"), added or, with sign
+// "-", taken away.
+type periodRead struct {
+	grain, sign, starts string
+}
+
+// reads lists p's non-empty reads, each one's periods appended to args:
+// Postgres plans the statement for each call's parameters, and empty arms
+// cost planning time.
+func (p driverPeriods) reads(args *[]any) []periodRead {
+	var out []periodRead
+	for _, r := range []struct {
+		periods     []time.Time
+		grain, sign string
+	}{{p.months, "month", ""}, {p.weeks, "week", ""}, {p.days, "day", ""}, {p.minusWeeks, "week", "-"}, {p.minusDays, "day", "-"}} {
+		if len(r.periods) == 0 {
+			continue
+		}
+		*args = append(*args, r.periods)
+		out = append(out, periodRead{grain: r.grain, sign: r.sign, starts: "ANY($" + strconv.Itoa(len(*args)) + "::date[])"})
+	}
+	return out
+}
+
+// spendBy is the FROM and WHERE of r's rows of the per-dimension rollups,
+// those matching cond (on dim and value): period_spend_by's weeks and
+// months, daily_spend_by's days. The org is $1.
+func (r periodRead) spendBy(cond string) string {
+	if r.grain == "day" {
+		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts
+	}
+	return `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + r.starts + ` AND ` + cond
 }
 
 func (p driverPeriods) count() int {

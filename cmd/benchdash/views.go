@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,7 +24,19 @@ func viewTimes(ctx context.Context, args []string) error {
 	email := fs.String("email", "bench@example.com", "log in as")
 	password := fs.String("password", "", "password")
 	n := fs.Int("n", 60, "views of each length")
+	groupList := fs.String("groups", "provider,service,account,team,model,source", "the group-bys the views take in turn, comma-separated")
+	dayList := fs.String("days", "30,90,365", "the views' lengths in days, comma-separated")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the views (the in-process server and the client) to this file")
 	_ = fs.Parse(args)
+	groups := strings.Split(*groupList, ",")
+	var lengths []int
+	for _, d := range strings.Split(*dayList, ",") {
+		days, err := strconv.Atoi(d)
+		if err != nil || days < 1 {
+			return fmt.Errorf("-days: %q is not a number of days", d)
+		}
+		lengths = append(lengths, days)
+	}
 	qt := &queryTimer{by: map[string]*queryTime{}}
 	app, err := serveInProcess(ctx, qt, *email, *password)
 	if err != nil {
@@ -28,10 +44,20 @@ func viewTimes(ctx context.Context, args []string) error {
 	}
 	defer app.close()
 	ts, client := app.ts, app.client
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	to := time.Now().UTC()
-	groups := []string{"provider", "service", "account", "team", "model", "source"}
 	k := 0
-	for _, days := range []int{30, 90, 365} {
+	for _, days := range lengths {
 		name := fmt.Sprintf("%dd", days)
 		var ds []time.Duration
 		for i := 0; i <= *n; i++ {
