@@ -47,7 +47,7 @@ type DayCurrency struct {
 	// model, largest spend first, and their sums.
 	GPUs         []store.GPUUsage
 	GPUHours     decimal.Decimal
-	Models       []store.ModelUsage // TopGroups, the rest folded
+	Models       []store.ModelUsage // TopModels, the rest folded
 	InputTokens  int64
 	OutputTokens int64
 	Requests     int64
@@ -125,7 +125,7 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 				c.GPUHours = c.GPUHours.Add(g.GPUHours)
 			}
 		}
-		for _, m := range FoldModels(breakdown.Models, TopGroups) {
+		for _, m := range FoldModels(breakdown.Models, TopModels) {
 			if m.Currency == s.Currency {
 				c.Models = append(c.Models, m)
 				c.InputTokens += m.InputTokens

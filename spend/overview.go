@@ -30,7 +30,7 @@ type Overview struct {
 	Drivers      []store.Driver
 	DriverTotals map[string]decimal.Decimal
 	GPUs         []store.GPUUsage
-	Models       []store.ModelUsage // TopGroups per currency, the rest folded
+	Models       []store.ModelUsage // TopModels per currency, the rest folded
 	// Facets lists the values each dimension takes in the range, for
 	// filter choices.
 	Facets map[store.Dimension][]string
@@ -127,7 +127,7 @@ func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, 
 	for _, dr := range breakdown.Drivers {
 		o.DriverTotals[dr.Currency] = o.DriverTotals[dr.Currency].Add(dr.Amount)
 	}
-	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopGroups)
+	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopModels)
 	return o
 }
 

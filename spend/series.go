@@ -13,11 +13,17 @@ import (
 	"github.com/burnrate/burnrate/store"
 )
 
-// TopGroups is how many groups of each currency a view lays out (series,
-// daily table, models table), the largest by spend in the range; the rest
-// are summed as one "Other". Without it a view of thousands of models held
+// TopGroups is how many groups of each currency a view's chart lays out
+// (its daily table shows fewer), the largest by spend in the range; the rest are summed as
+// one "Other". Eleven and Other are the chart palette's twelve colours, so
+// no two series share one (at 25, stacked bars repeated colours and were
+// read as one another). Without a bound a view of thousands of models held
 // thousands of series of every day, hundreds of megabytes.
-const TopGroups = 25
+const TopGroups = 11
+
+// TopModels is how many models of each currency a models table lists, the
+// rest folded: a table reads well longer than a chart's legend.
+const TopModels = 25
 
 // OtherGroup is the key of the series that sums the groups beyond the top:
 // Postgres text cannot hold a NUL byte, so no real group has it.
