@@ -52,19 +52,45 @@ type CurrencyOverview struct {
 // filters, its cost basis), grouped by group, on the org's day today. It
 // reads daily_spend only.
 func Dashboard(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time) (Overview, error) {
-	breakdown, err := st.SpendBreakdown(ctx, orgID, f)
-	if err != nil {
-		return Overview{Filter: f, Group: group, Today: today}, err
-	}
-	return DashboardWith(ctx, st, orgID, f, group, today, breakdown)
+	o, _, err := DashboardWith(ctx, st, orgID, f, group, today, nil)
+	return o, err
 }
 
-// DashboardWith is Dashboard given the range's breakdown, as
+// DashboardWith is Dashboard returning also the range's breakdown, as
 // st.SpendBreakdown(ctx, orgID, f) returns it: it does not depend on the
 // group, so views that differ only in their group (or chart) can share it.
-// It only reads breakdown.
-func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time, breakdown store.Breakdown) (Overview, error) {
-	o := Overview{Filter: f, Group: group, Today: today}
+// Given one (known), DashboardWith does not read it again; otherwise it
+// reads it beside the series, on a second connection when one is free
+// (store.Both): they are a cold view's two largest reads.
+func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time, known *store.Breakdown) (Overview, store.Breakdown, error) {
+	var (
+		rows, monthRows []store.DaySpend
+		breakdown       store.Breakdown
+	)
+	series := func(st *store.Store) (err error) {
+		rows, monthRows, err = dashboardRows(ctx, st, orgID, f, group, today)
+		return err
+	}
+	var err error
+	if known != nil {
+		breakdown = *known
+		err = series(st)
+	} else {
+		err = st.Both(ctx, series, func(st *store.Store) (err error) {
+			breakdown, err = st.SpendBreakdown(ctx, orgID, f)
+			return err
+		})
+	}
+	if err != nil {
+		return Overview{Filter: f, Group: group, Today: today}, breakdown, err
+	}
+	return Compose(f, group, today, rows, monthRows, breakdown), breakdown, nil
+}
+
+// dashboardRows reads a view's series: the range's days by their top
+// groups and, for the month cards, last month's first day to today (the
+// same rows when the two spans are near).
+func dashboardRows(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, today time.Time) (rows, monthRows []store.DaySpend, err error) {
 	// One query serves the series, the anomalies, the movers and the
 	// month-to-date cards: the range's days with AnomalyWindow days before
 	// as the baseline of its first days (and of week-over-week movers on
@@ -89,17 +115,16 @@ func DashboardWith(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 	// The range's top groups, the rest summed as one per day: this query
 	// and all that is built from it stay the same size however many
 	// values the group takes.
-	rows, err := st.SpendByDayTop(ctx, orgID, span, group, store.TopGroups{N: TopGroups, From: f.From, To: f.To})
-	if err != nil {
-		return o, err
+	if rows, err = st.SpendByDayTop(ctx, orgID, span, group, store.TopGroups{N: TopGroups, From: f.From, To: f.To}); err != nil {
+		return nil, nil, err
 	}
-	monthRows := rows
+	monthRows = rows
 	if !joined {
 		if monthRows, err = st.SpendByDay(ctx, orgID, month, ""); err != nil {
-			return o, err
+			return nil, nil, err
 		}
 	}
-	return Compose(f, group, today, rows, monthRows, breakdown), nil
+	return rows, monthRows, nil
 }
 
 // Compose lays out the Overview of a view from what DashboardWith reads:

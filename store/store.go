@@ -39,7 +39,12 @@ type querier interface {
 type Store struct {
 	pool *pgxpool.Pool
 	q    querier
+	// fence is the org and user s's connection is fenced to (Fenced),
+	// for Both's second connection; nil otherwise, and in a transaction.
+	fence *fence
 }
+
+type fence struct{ org, user int64 }
 
 // Open connects to the database at url, registering the decimal type so that
 // Answers reports whether a Postgres at url accepts a connection within
@@ -175,35 +180,107 @@ func (s *Store) Conn(ctx context.Context, fn func(st *Store) error) error {
 //
 // fn must do all its database work through the Store it is given: asking
 // the pool for a second connection while holding this one can exhaust the
-// pool under load.
+// pool under load (Both takes a second one only when one is idle).
 func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Store) error) error {
-	// The ids are integers, so formatting them into the statement is safe;
-	// it lets the settings travel in one round trip.
-	user := ""
-	if userID != 0 {
-		user = strconv.FormatInt(userID, 10)
-	}
-	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(orgID, 10) + "', false), " +
-		"set_config('burnrate.user_id', '" + user + "', false)"
-	conn, err := s.acquireLive(ctx, func(c *pgxpool.Conn) error {
-		_, err := c.Exec(ctx, set)
-		return err
-	})
+	f := &fence{org: orgID, user: userID}
+	conn, err := s.acquireLive(ctx, f.set(ctx))
 	if err != nil {
 		return fmt.Errorf("store: fence org: %w", err)
 	}
-	defer func() {
-		// A fresh context: the request's may be cancelled already, and a
-		// connection must never go back to the pool still fenced. Bounded,
-		// so that a server that stopped answering cannot keep it forever.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(ctx, "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
-			conn.Conn().Close(ctx)
+	defer unfence(conn)
+	return fn(&Store{pool: s.pool, q: conn, fence: f})
+}
+
+// set fences a connection to f's org and user.
+func (f *fence) set(ctx context.Context) func(*pgxpool.Conn) error {
+	// The ids are integers, so formatting them into the statement is safe;
+	// it lets the settings travel in one round trip.
+	user := ""
+	if f.user != 0 {
+		user = strconv.FormatInt(f.user, 10)
+	}
+	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(f.org, 10) + "', false), " +
+		"set_config('burnrate.user_id', '" + user + "', false)"
+	return func(c *pgxpool.Conn) error {
+		_, err := c.Exec(ctx, set)
+		return err
+	}
+}
+
+// unfence resets a fenced connection and returns it to the pool.
+func unfence(conn *pgxpool.Conn) {
+	// A fresh context: the request's may be cancelled already, and a
+	// connection must never go back to the pool still fenced. Bounded,
+	// so that a server that stopped answering cannot keep it forever.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
+		conn.Conn().Close(ctx)
+	}
+	conn.Release()
+}
+
+// spareWait bounds how long Both waits for a second connection while the
+// pool has room for one (another request may take the last idle one
+// first, or a new one may take longer to connect).
+const spareWait = 2 * time.Millisecond
+
+// Both runs a and b, b beside a on a second connection fenced as s is when
+// the pool has one to spare at once: a dashboard's two largest reads then
+// take the time of the longer, not their sum. Otherwise (the pool
+// exhausted, or s in a transaction) b runs after a, on s. It never waits
+// long for a connection:
+// requests that each held one and waited for another could exhaust the
+// pool (see Fenced). Unfenced, both run on the pool. The first error
+// returned is a's, then b's.
+func (s *Store) Both(ctx context.Context, a, b func(st *Store) error) error {
+	var beside *Store
+	switch {
+	case s.q == querier(s.pool):
+		beside = s
+	case s.fence != nil:
+		if conn := s.spare(ctx); conn != nil {
+			defer unfence(conn)
+			beside = &Store{pool: s.pool, q: conn, fence: s.fence}
 		}
-		conn.Release()
+	}
+	if beside == nil {
+		if err := a(s); err != nil {
+			return err
+		}
+		return b(s)
+	}
+	type result struct {
+		err    error
+		panicV any
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			r.panicV = recover()
+			done <- r
+		}()
+		r.err = b(beside)
 	}()
-	return fn(&Store{pool: s.pool, q: conn})
+	// b's connection goes back to the pool only after b has returned,
+	// even when a panics.
+	var panicA any
+	errA := func() error {
+		defer func() { panicA = recover() }()
+		return a(s)
+	}()
+	r := <-done
+	if panicA != nil {
+		panic(panicA)
+	}
+	if r.panicV != nil {
+		panic(r.panicV)
+	}
+	if errA != nil {
+		return errA
+	}
+	return r.err
 }
 
 // Unfenced runs fn in a transaction (a savepoint, when s is in one) as the
@@ -251,4 +328,26 @@ func mapError(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, ErrConflict)
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// spare is a second connection for Both, fenced as s is, or nil when the
+// pool has none to spare at once. It takes an idle one, or a new one: a
+// pool grows only as far as it is asked to, so the first ask may time
+// out, and the connection it started joins the pool for the next.
+func (s *Store) spare(ctx context.Context) *pgxpool.Conn {
+	if st := s.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
+		return nil
+	}
+	actx, cancel := context.WithTimeout(ctx, spareWait)
+	conn, err := s.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		return nil
+	}
+	if err := s.fence.set(ctx)(conn); err != nil {
+		conn.Conn().Close(ctx) // its fence is unknown
+		conn.Release()
+		return nil
+	}
+	return conn
 }

@@ -137,17 +137,16 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		}
 	}
 	bkey := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + bk.Encode()
-	breakdown, ok := s.breaks.get(bkey)
-	if !ok {
-		var err error
-		if breakdown, err = st.SpendBreakdown(ctx, org.ID, f); err != nil {
-			return dashboardData{}, err
-		}
-		s.breaks.put(bkey, breakdown)
+	var known *store.Breakdown
+	if b, ok := s.breaks.get(bkey); ok {
+		known = &b
 	}
-	o, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, breakdown)
+	o, breakdown, err := spend.DashboardWith(ctx, st, org.ID, f, sq.Group, today, known)
 	if err != nil {
 		return dashboardData{}, err
+	}
+	if known == nil {
+		s.breaks.put(bkey, breakdown)
 	}
 	d := layoutDashboard(org.Currency, sq, head, o)
 	if d.view.Empty != nil {
