@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -67,7 +68,18 @@ Postgres under ./.burnrate (BURNRATE_DATA_DIR). Run 'burnrate <command> -h'
 for a command's flags.
 `
 
+// gcPercent is the garbage collector's GOGC when the environment sets
+// none. A cold dashboard view allocates a few megabytes and keeps almost
+// none of it, while the caches keep tens; at Go's default of 100 the
+// collector marked them every few views, a fifth of the server's CPU, and
+// four views at once on two cores waited on it. 200 halves that for a
+// third more memory (docs/operations.md, "Configuration", has the figures).
+const gcPercent = 200
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
