@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
@@ -68,17 +69,13 @@ func (s *Server) handleDashboard(c echo.Context) error {
 		}
 		if sv, err := url.ParseQuery(saved); err == nil && saved != "" {
 			// Nor one the plan's history window no longer reaches.
-			if old, err := parseSpendQuery(sv, today, range30d); err == nil &&
-				s.billing.Cfg().CheckHistory(*org, old.Filter.From, today) == nil {
+			if _, err := s.viewQuery(org, sv, today); err == nil {
 				q = sv
 			}
 		}
 	}
-	sq, err := parseSpendQuery(q, today, range30d)
+	sq, err := s.viewQuery(org, q, today)
 	if err != nil {
-		return err
-	}
-	if err := s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today); err != nil {
 		return err
 	}
 	if (format == "" || format == "html") && user != nil {
@@ -86,18 +83,9 @@ func (s *Server) handleDashboard(c echo.Context) error {
 			return err
 		}
 	}
-	version, err := st.SpendVersion(ctx, org.ID)
+	d, err := s.dashboardView(ctx, st, org, sq, today)
 	if err != nil {
 		return err
-	}
-	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
-	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
-	d, ok := s.dashes.get(key)
-	if !ok {
-		if d, err = s.dashboard(ctx, st, org, sq, today, stamp); err != nil {
-			return err
-		}
-		s.dashes.put(key, d)
 	}
 	switch format {
 	case "json":
@@ -112,6 +100,67 @@ func (s *Server) handleDashboard(c echo.Context) error {
 		return render(c, http.StatusOK, views.DashboardContent(d.view))
 	}
 	return render(c, http.StatusOK, views.DashboardPage(s.shell(c, "Dashboard", "dashboard"), d.view))
+}
+
+// viewQuery parses the dashboard view q asks of org, on the org's day
+// today, within the history its plan keeps.
+func (s *Server) viewQuery(org *store.Org, q url.Values, today time.Time) (spendQuery, error) {
+	sq, err := parseSpendQuery(q, today, range30d)
+	if err != nil {
+		return sq, err
+	}
+	return sq, s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today)
+}
+
+// dashboardView is view sq of org's spend: from the cache, or computed
+// and kept there.
+func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time) (dashboardData, error) {
+	version, err := st.SpendVersion(ctx, org.ID)
+	if err != nil {
+		return dashboardData{}, err
+	}
+	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
+	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
+	if d, ok := s.dashes.get(key); ok {
+		return d, nil
+	}
+	d, err := s.dashboard(ctx, st, org, sq, today, stamp)
+	if err != nil {
+		return d, err
+	}
+	s.dashes.put(key, d)
+	return d, nil
+}
+
+// handleDailyTable is one currency's daily table of a dashboard view (the
+// view's query and currency=): what the view's closed table fetches when
+// opened, or, without htmx, a page of its own.
+func (s *Server) handleDailyTable(c echo.Context) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	today := budget.Day(time.Now(), org.Location())
+	q := c.QueryParams()
+	cur := q.Get("currency")
+	q.Del("currency")
+	sq, err := s.viewQuery(org, q, today)
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, today)
+	if err != nil {
+		return err
+	}
+	for _, t := range d.view.Daily {
+		if t.Currency != cur {
+			continue
+		}
+		if isHTMX(c) {
+			return render(c, http.StatusOK, views.DailyTableBody(t))
+		}
+		return render(c, http.StatusOK, views.DailyTablePage(s.shell(c, "Daily spend", "dashboard"), t, string(sq.Group),
+			templ.SafeURL("/dashboard?"+sq.values().Encode())))
+	}
+	return echo.NewHTTPError(http.StatusNotFound, "This view has no spend in that currency.")
 }
 
 // dashboard computes a view; stamp says which data and day it is computed

@@ -83,8 +83,8 @@ func TestBrowserDashboardChartAndFilters(t *testing.T) {
 // 1440×900 and 390×844, and checks each currency's legend: every series the
 // chart draws is in it, budget lines first, each entry visible and the
 // topmost element at its place (reachable, not under anything), the legend
-// above the plot (never over the axes), the first 12 spend series in 12
-// colours, and pressing an entry hides its series.
+// above the plot (never over the axes), the 12 spend series (11 models and
+// Other) in 12 colours, and pressing an entry hides its series.
 func TestBrowserChartLegendEverySeries(t *testing.T) {
 	t.Parallel()
 	b, url := liveServer(t)
@@ -177,7 +177,8 @@ func TestBrowserChartLegendEverySeries(t *testing.T) {
 			for _, n := range got["names"].([]any) {
 				legend = append(legend, n.(string))
 			}
-			if fmt.Sprint(got["drawn"]) != fmt.Sprint(got["names"]) || len(legend) < 16 {
+			// Two budgets, the 11 top models and Other.
+			if fmt.Sprint(got["drawn"]) != fmt.Sprint(got["names"]) || len(legend) != 14 {
 				t.Errorf("%s: legend %q, drawn %s", where, legend, drawn)
 			}
 			if len(legend) >= 2 && (!strings.HasPrefix(legend[0], "Budget: ") || !strings.HasPrefix(legend[1], "Budget: ")) {
@@ -193,5 +194,21 @@ func TestBrowserChartLegendEverySeries(t *testing.T) {
 				t.Errorf("%s: %d colours among the first 12 series: %v", where, len(colours), got["colours"])
 			}
 		}
+	}
+
+	// Two currencies: each daily table is closed, and opening it fetches
+	// its rows, once.
+	if err := chromedp.Do(tab,
+		chromedp.Click(`[data-testid=daily-table-details]:nth-of-type(2) summary`),
+		chromedp.WaitVisible(`[data-testid=daily-table][data-currency=EUR] tbody tr`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=daily-table] tbody tr').length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 30 {
+		t.Errorf("opened the EUR daily table: %d rows in tables, want the range's 30 days", rows)
 	}
 }

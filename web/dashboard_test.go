@@ -54,12 +54,11 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 		`[data-testid=mtd-card]`:    2, // USD and EUR, side by side
 		`[data-testid=budget-card]`: 6, // every budget, the tag-scoped one too
 		`[data-testid=chart]`:       2,
-		`[data-testid=daily-table]`: 2,
+		`[data-testid=daily-table-link]`: 2,
 		`[data-testid=driver-row]`:  5,
 		`[data-testid=gpu-row]`:     3,
 		`[data-testid=model-row]`:   5,
 		`[data-testid=mover-row]`:   2,
-		`[data-testid=anomaly-day]`: 1,
 		`script#chart-data`:         1,
 	} {
 		if n := d.Find(sel).Length(); n < min {
@@ -71,10 +70,41 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 	if how := d.Find(`[data-testid=forecast-explain]`).First(); how.Find("summary").Length() != 1 || !strings.Contains(how.Text(), "Run-rate") {
 		t.Errorf("forecast's method = %q", how.Text())
 	}
+	// With two currencies, each daily table is closed and its rows come
+	// when it is opened (htmx), or on a page of its own (its link).
+	if n := d.Find(`[data-testid=daily-table]`).Length(); n != 0 {
+		t.Errorf("%d daily tables in a page of two currencies, want them fetched when opened", n)
+	}
+	var tables []*goquery.Selection
+	d.Find(`[data-testid=daily-table-details]`).Each(func(_ int, det *goquery.Selection) {
+		get, _ := det.Attr("hx-get")
+		href, _ := det.Find(`[data-testid=daily-table-link]`).Attr("href")
+		if get == "" || get != href {
+			t.Errorf("a closed daily table fetches %q, its link is %q", get, href)
+			return
+		}
+		frag := doc(t, c.htmx(get))
+		page := doc(t, c.get(href))
+		if frag.Find(`[data-testid=daily-table]`).Length() != 1 || frag.Find("nav").Length() != 0 ||
+			page.Find(`[data-testid=daily-table]`).Length() != 1 || page.Find(`[data-testid=back-to-dashboard]`).Length() != 1 {
+			t.Errorf("%s: not one table as a fragment and as a page", get)
+		}
+		cur, _ := frag.Find(`[data-testid=daily-table]`).Attr("data-currency")
+		if !strings.HasSuffix(get, "&currency="+cur) || !strings.Contains(det.Find("summary").Text(), cur) {
+			t.Errorf("%s fetched the %s table under %q", get, cur, det.Find("summary").Text())
+		}
+		tables = append(tables, frag.Selection)
+	})
+	if len(tables) != 2 {
+		t.Fatalf("%d daily tables, want 2", len(tables))
+	}
+	if rec := c.htmx("/dashboard/daily?range=90d&currency=JPY"); rec.Code != http.StatusNotFound {
+		t.Errorf("a currency without spend: %d, want 404", rec.Code)
+	}
 	// The demo's planted spike is among the anomalies (its random days
 	// may make others), driven by AWS.
 	var planted []string
-	d.Find(`[data-testid=anomaly-day]`).Each(func(_ int, row *goquery.Selection) {
+	tables[0].AddSelection(tables[1]).Find(`[data-testid=anomaly-day]`).Each(func(_ int, row *goquery.Selection) {
 		if title, _ := row.Attr("title"); strings.Contains(row.Find("td").First().Text(), res.Anomaly.Format(time.DateOnly)) {
 			planted = append(planted, title)
 		}

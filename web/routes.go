@@ -173,10 +173,12 @@ func (s *Server) routes() {
 	e.POST("/connections/:id/delete", s.handleConnectionDelete, admin...)
 
 	// Dashboard and budgets. The dashboard reads rollups only;
-	// ?format=json|csv on /dashboard serve its chart data and tables.
+	// ?format=json|csv on /dashboard serve its chart data and tables,
+	// /dashboard/daily a currency's daily table when there are several.
 	// Budgets are read by every member and changed by admins and owners.
 	budgetAdmin := app(s.requireBudgetAdmin)
 	e.GET("/dashboard", s.handleDashboard, app()...)
+	e.GET("/dashboard/daily", s.handleDailyTable, app()...)
 	e.GET("/budgets", s.handleBudgets, app()...)
 	e.GET("/budgets/new", s.handleBudgetNew, budgetAdmin...)
 	e.POST("/budgets", s.handleBudgetCreate, budgetAdmin...)
