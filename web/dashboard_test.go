@@ -51,15 +51,15 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 		t.Fatal("an org with data sees the empty state")
 	}
 	for sel, min := range map[string]int{
-		`[data-testid=mtd-card]`:    2, // USD and EUR, side by side
-		`[data-testid=budget-card]`: 6, // every budget, the tag-scoped one too
-		`[data-testid=chart]`:       2,
+		`[data-testid=mtd-card]`:         2, // USD and EUR, side by side
+		`[data-testid=budget-card]`:      6, // every budget, the tag-scoped one too
+		`[data-testid=chart]`:            2,
 		`[data-testid=daily-table-link]`: 2,
-		`[data-testid=driver-row]`:  5,
-		`[data-testid=gpu-row]`:     3,
-		`[data-testid=model-row]`:   5,
-		`[data-testid=mover-row]`:   2,
-		`script#chart-data`:         1,
+		`[data-testid=driver-row]`:       5,
+		`[data-testid=gpu-row]`:          3,
+		`[data-testid=model-row]`:        5,
+		`[data-testid=mover-row]`:        2,
+		`script#chart-data`:              1,
 	} {
 		if n := d.Find(sel).Length(); n < min {
 			t.Errorf("%s: %d, want at least %d", sel, n, min)
