@@ -33,9 +33,10 @@ var dashTables = []string{"daily", "drivers", "dod", "wow", "gpus", "models", "a
 // dashboardData is everything the dashboard shows, computed once and then
 // rendered as a page, a fragment, JSON or CSV.
 type dashboardData struct {
-	view   views.Dashboard
-	series []spend.Series // the range, per currency
-	chart  chartData
+	view      views.Dashboard
+	series    []spend.Series    // the range, per currency
+	anomalies [][]spend.Anomaly // the range's, aligned with series
+	chart     chartData
 }
 
 // handleDashboard is the page a team lead opens every morning. It reads
@@ -150,10 +151,11 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range d.view.Daily {
-		if t.Currency != cur {
+	for i, rs := range d.series {
+		if rs.Currency != cur {
 			continue
 		}
+		t := dailyTable(rs, d.anomalies[i])
 		if isHTMX(c) {
 			return render(c, http.StatusOK, views.DailyTableBody(t))
 		}
@@ -263,7 +265,13 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
 				Baseline: a.Baseline, Drivers: moverViews(a.Drivers, sq.Group)})
 		}
-		v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
+		d.anomalies = append(d.anomalies, co.Anomalies)
+		if len(o.Currencies) == 1 {
+			v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
+		} else {
+			// Closed in the page: laid out when opened (handleDailyTable).
+			v.Daily = append(v.Daily, views.DailyTable{Currency: rs.Currency, Total: rs.Total()})
+		}
 		if !co.MoversDay.IsZero() {
 			v.DoD = append(v.DoD, moverViews(co.DoD, sq.Group)...)
 			v.WoW = append(v.WoW, moverViews(co.WoW, sq.Group)...)

@@ -145,6 +145,16 @@ func (d dashboardData) size() int64 {
 	for _, s := range d.series {
 		n += sizeSeries(s)
 	}
+	n += sizeSliceHdr
+	for _, as := range d.anomalies {
+		n += sizeSliceHdr
+		for _, a := range as {
+			n += sizeTime + sizeString(a.Currency) + 2*sizeDecimal + sizeSliceHdr + sizeString(string(a.Dim))
+			for _, m := range a.Drivers {
+				n += sizeString(m.Group) + sizeString(m.Currency) + 2*sizeDecimal
+			}
+		}
+	}
 	return n + d.chart.size() + dashboardView(d.view).size()
 }
 
