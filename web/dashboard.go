@@ -23,8 +23,10 @@ import (
 
 // Dashboard table sizes.
 const (
-	topDrivers     = 20
-	maxTableGroups = 8 // columns of the no-JavaScript daily table; the rest is "other"
+	topDrivers = 20
+	// maxTableGroups is how many group columns a daily table has: the
+	// chart's top groups and its Other, so both name the same rest.
+	maxTableGroups = spend.TopGroups + 1
 )
 
 // dashTables are the tables the dashboard downloads as CSV (?format=csv&table=…).
@@ -141,7 +143,10 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	org := currentOrg(c)
 	today := budget.Day(time.Now(), org.Location())
 	q := c.QueryParams()
-	cur := q.Get("currency")
+	cur := strings.ToUpper(q.Get("currency"))
+	if cur == "" {
+		return unprocessable("currency: say which currency's table, as in currency=USD")
+	}
 	q.Del("currency")
 	sq, err := s.viewQuery(org, q, today)
 	if err != nil {
@@ -159,7 +164,7 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 		if isHTMX(c) {
 			return render(c, http.StatusOK, views.DailyTableBody(t))
 		}
-		return render(c, http.StatusOK, views.DailyTablePage(s.shell(c, "Daily spend", "dashboard"), t, string(sq.Group),
+		return render(c, http.StatusOK, views.DailyTablePage(s.shell(c, "Daily spend", "dashboard"), t, d.view.Filter,
 			templ.SafeURL("/dashboard?"+sq.values().Encode())))
 	}
 	return echo.NewHTTPError(http.StatusNotFound, "This view has no spend in that currency.")

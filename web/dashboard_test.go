@@ -101,6 +101,15 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 	if rec := c.htmx("/dashboard/daily?range=90d&currency=JPY"); rec.Code != http.StatusNotFound {
 		t.Errorf("a currency without spend: %d, want 404", rec.Code)
 	}
+	if rec := c.htmx("/dashboard/daily?range=90d"); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "currency") {
+		t.Errorf("no currency: %d %q, want 422 naming the parameter", rec.Code, rec.Body)
+	}
+	// The page without JavaScript says which view the table is of.
+	page := doc(t, c.get("/dashboard/daily?range=30d&basis=amortized&provider=AWS&currency=usd"))
+	if view := page.Find(`[data-testid=daily-view]`).Text(); !strings.Contains(view, " to ") ||
+		!strings.Contains(view, "amortized") || !strings.Contains(view, "provider: AWS") {
+		t.Errorf("the daily page of 30 amortized days of AWS says %q", view)
+	}
 	// The demo's planted spike is among the anomalies (its random days
 	// may make others), driven by AWS.
 	var planted []string

@@ -279,8 +279,10 @@ function burnrateTheme() {
 // Twelve colours told apart easily (Tableau 10 and two more), for the
 // series; budgets are drawn dashed, each its own dash and colour, and
 // unusual days in red.
+// burnratePalette colours a chart's series, in order: twelve, a view's top
+// eleven groups and Other, each its own (the last a grey, for the rest).
 var burnratePalette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#8c564b"];
+  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#17becf", "#79706e"];
 var burnrateBudgetDashes = ["dashed", "dotted", [8, 4, 2, 4], [2, 2], [12, 4]];
 
 // burnrateLegend fills list (a <ul> above a chart) with one button per
@@ -355,11 +357,12 @@ function burnrateLegend(list, chart, keys) {
       var series = [], exact = {}, notes = {}, totals = c.totals, keys = [];
       // Budget lines come first in the legend; they are drawn above the
       // bars.
-      // Each budget its own dash and colour: the first in the text colour,
-      // the others from the palette's end (the bars take it from the start).
+      // Budgets are drawn in the text colour, none of the bars' (they take
+      // the whole palette), each with its own dash; their names tell them
+      // apart in the legend and the tooltip.
       function budgetLine(b, k, name, values, step) {
         var dash = burnrateBudgetDashes[k % burnrateBudgetDashes.length];
-        var color = k === 0 ? theme.text : burnratePalette[burnratePalette.length - 1 - ((k - 1) % burnratePalette.length)];
+        var color = theme.text;
         series.push({
           name: name, type: "line", step: step, data: values.map(Number), symbol: "none", z: 5,
           lineStyle: { type: dash, width: 2, color: color },
