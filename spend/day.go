@@ -84,25 +84,18 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 	if base.Before(from) {
 		from = base
 	}
-	// The day's drivers beside it (store.Both).
-	var (
-		rows      []store.DaySpend
-		breakdown store.Breakdown
-	)
-	err := st.Both(ctx, func(st *store.Store) (err error) {
-		rows, err = st.SpendByDayTop(ctx, orgID, store.SpendFilter{From: from, To: day}, group,
-			store.TopGroups{N: TopGroups, From: base, To: day})
-		return err
-	}, func(st *store.Store) (err error) {
-		breakdown, err = st.SpendBreakdownTop(ctx, orgID, store.SpendFilter{From: day, To: day}, DayDrivers)
-		return err
-	})
+	rows, err := st.SpendByDayTop(ctx, orgID, store.SpendFilter{From: from, To: day}, group,
+		store.TopGroups{N: TopGroups, From: base, To: day})
 	if err != nil {
 		return r, err
 	}
 	cards := map[string]MonthCard{}
 	for _, c := range monthCards(rows, day, budget.AddDays(day, 1)) {
 		cards[c.Currency] = c
+	}
+	breakdown, err := st.SpendBreakdownTop(ctx, orgID, store.SpendFilter{From: day, To: day}, DayDrivers)
+	if err != nil {
+		return r, err
 	}
 	for _, whole := range Build(rows, from, day, group) {
 		s := whole.Trim(base)
