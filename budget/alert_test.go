@@ -503,4 +503,15 @@ func TestAlertMessage(t *testing.T) {
 			t.Errorf("payload lacks %s: %s", want, raw)
 		}
 	}
+
+	// Spent in full, the budget ran out on a day past: not "runs out".
+	importCharges(t, st, org, charge{at: "2026-07-02T10:00:00Z", cost: "200", provider: "AWS", tags: `{"env":"prod"}`})
+	a = wantAlert(t, evaluate(t, st, org, "2026-07-03T08:00:00Z"), b, "2026-07-01", 100)
+	if m, err = a.Message(ctx, "https://burnrate.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Text, "It ran out on 2026-07-02.") || strings.Contains(m.Text, "runs out") ||
+		!strings.Contains(m.HTML, "ran out on 2026-07-02") || strings.Contains(m.HTML, "runs out") {
+		t.Errorf("a budget spent in full:\n%s\n%s", m.Text, m.HTML)
+	}
 }

@@ -39,6 +39,7 @@ type alertView struct {
 	Period      string // "in March 2026 (monthly budget)" or "on 2026-03-08 (daily budget)"
 	Forecast    string // "1,240.00 USD"
 	RunsOut     string // "2026-03-24", or "" when it does not within the period
+	RanOut      bool   // RunsOut is past: the amount is spent already
 	Over        bool   // forecast over the amount
 	Scope       string
 	DriversFrom string
@@ -91,6 +92,7 @@ func (a Alert) view(link string) alertView {
 	}
 	if s.RunsOutOK {
 		v.RunsOut = s.RunsOut.Format(time.DateOnly)
+		v.RanOut = s.Spent.GreaterThanOrEqual(b.Amount)
 	}
 	v.DriversFrom = a.DriversFrom.Format(time.DateOnly)
 	for _, d := range a.Drivers {
@@ -113,7 +115,10 @@ func (v alertView) text() string {
 	t.WriteString("Budget “" + v.Name + "” " + v.Headline + ".\n\n")
 	t.WriteString("Spent: " + v.Spent + " " + v.Period + ".\n")
 	t.WriteString("Forecast for the period: " + v.Forecast + ".")
-	if v.RunsOut != "" {
+	switch {
+	case v.RanOut:
+		t.WriteString(" It ran out on " + v.RunsOut + ".")
+	case v.RunsOut != "":
 		t.WriteString(" At this rate it runs out on " + v.RunsOut + ".")
 	}
 	t.WriteString("\nScope: " + v.Scope + ".\n")

@@ -12,6 +12,7 @@ package digest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -35,7 +36,9 @@ type Digest struct {
 	Day time.Time `json:"-"`
 	// Yesterday says whether Day was yesterday in the org's time zone when
 	// the digest was built (the subject then says "yesterday").
-	Yesterday  bool       `json:"yesterday"`
+	Yesterday bool `json:"yesterday"`
+	// Currencies are Day's spend per currency, the org's own first, the
+	// others alphabetically.
 	Currencies []Currency `json:"currencies"`
 	// Budgets are every budget's status on Day: daily budgets for Day,
 	// monthly budgets for Day's month up to Day.
@@ -195,6 +198,10 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (
 	for _, c := range rep.Currencies {
 		d.Currencies = append(d.Currencies, currencyOf(c))
 	}
+	// As the dashboard lists them: the org's currency first.
+	slices.SortStableFunc(d.Currencies, func(a, b Currency) int {
+		return spend.CompareCurrencies(org.Currency, a.Currency, b.Currency)
+	})
 	all, err := st.Budgets(ctx, org.ID)
 	if err != nil {
 		return d, fmt.Errorf("digest: %w", err)

@@ -233,6 +233,64 @@ func TestRenderIsSafeMail(t *testing.T) {
 	}
 }
 
+// TestBuildListsTheOrgCurrencyFirst: the digest lists currencies as the
+// dashboard does, the org's own first, though another sorts before it.
+func TestBuildListsTheOrgCurrencyFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Two currencies"})
+	if org.Currency != "USD" {
+		t.Fatalf("a new org's currency is %s", org.Currency)
+	}
+	file := "BilledCost,ChargePeriodStart,BillingCurrency,ProviderName,ServiceName,BillingAccountId\n" +
+		"10,2026-03-10T12:00:00Z,USD,AWS,Compute,acct\n20,2026-03-10T12:00:00Z,AUD,AWS,Compute,acct\n"
+	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
+	if _, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "two.csv", Via: "test"}, strings.NewReader(file)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := digest.Build(ctx, st, org, time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range d.Currencies {
+		got = append(got, c.Currency)
+	}
+	if !slices.Equal(got, []string{"USD", "AUD"}) {
+		t.Errorf("currencies %v, want USD (the org's) then AUD", got)
+	}
+}
+
+// TestRenderSaysWhenABudgetRanOut checks the budget lines' words: a
+// monthly budget spent in full ran out on a day past; one on its way
+// runs out on a day to come.
+func TestRenderSaysWhenABudgetRanOut(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	d, err := digest.Build(context.Background(), f.st, f.org, f.day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amount := decimal.NewFromInt(1000)
+	d.Budgets = []digest.Budget{
+		{Name: "Spent", Period: "monthly", Currency: "USD", Amount: amount, Spent: decimal.NewFromInt(1200), Percent: 120,
+			Forecast: decimal.NewFromInt(2500), RunsOut: "2026-03-07", Over: true},
+		{Name: "On its way", Period: "monthly", Currency: "USD", Amount: amount, Spent: decimal.NewFromInt(600), Percent: 60,
+			Forecast: decimal.NewFromInt(1500), RunsOut: "2026-03-20", ForecastOver: true},
+	}
+	nt, err := digest.Render(d, "https://burnrate.example.com", "https://burnrate.example.com/u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{nt.Text, nt.HTML} {
+		if !strings.Contains(body, "ran out on 2026-03-07") || strings.Contains(body, "runs out on 2026-03-07") ||
+			!strings.Contains(body, "runs out on 2026-03-20") {
+			t.Errorf("budget lines:\n%s", body)
+		}
+	}
+}
+
 func TestUnsubscribeToken(t *testing.T) {
 	t.Parallel()
 	key := []byte("0123456789abcdef0123456789abcdef")

@@ -204,7 +204,10 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 		}
 		if b.Period == "monthly" {
 			bv.Extra = "forecast " + quantity.FormatMoney(b.Forecast, b.Currency)
-			if b.RunsOut != "" {
+			switch {
+			case b.RunsOut != "" && b.Over:
+				bv.Extra += ", ran out on " + b.RunsOut // spent already, on a day past
+			case b.RunsOut != "":
 				bv.Extra += ", runs out on " + b.RunsOut
 			}
 		}
