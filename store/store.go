@@ -180,7 +180,8 @@ func (s *Store) Conn(ctx context.Context, fn func(st *Store) error) error {
 //
 // fn must do all its database work through the Store it is given: asking
 // the pool for a second connection while holding this one can exhaust the
-// pool under load (Both takes a second one only when one is idle).
+// pool under load (Both takes a second one only when the pool can spare
+// it at once).
 func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Store) error) error {
 	f := &fence{org: orgID, user: userID}
 	conn, err := s.acquireLive(ctx, f.set(ctx))
@@ -229,10 +230,9 @@ const spareWait = 2 * time.Millisecond
 // the pool has one to spare at once: a dashboard's two largest reads then
 // take the time of the longer, not their sum. Otherwise (the pool
 // exhausted, or s in a transaction) b runs after a, on s. It never waits
-// long for a connection:
-// requests that each held one and waited for another could exhaust the
-// pool (see Fenced). Unfenced, both run on the pool. The first error
-// returned is a's, then b's.
+// long for a connection: requests that each held one and waited for
+// another could exhaust the pool (see Fenced). Unfenced, both run on the
+// pool. The first error returned is a's, then b's.
 func (s *Store) Both(ctx context.Context, a, b func(st *Store) error) error {
 	var beside *Store
 	switch {
@@ -283,6 +283,28 @@ func (s *Store) Both(ctx context.Context, a, b func(st *Store) error) error {
 	return r.err
 }
 
+// spare is a second connection for Both, fenced as s is, or nil when the
+// pool has none to spare at once. It takes an idle one, or a new one: a
+// pool grows only as far as it is asked to, so the first ask may time
+// out, and the connection it started joins the pool for the next.
+func (s *Store) spare(ctx context.Context) *pgxpool.Conn {
+	if st := s.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
+		return nil
+	}
+	actx, cancel := context.WithTimeout(ctx, spareWait)
+	conn, err := s.pool.Acquire(actx)
+	cancel()
+	if err != nil {
+		return nil
+	}
+	if err := s.fence.set(ctx)(conn); err != nil {
+		conn.Conn().Close(ctx) // its fence is unknown
+		conn.Release()
+		return nil
+	}
+	return conn
+}
+
 // Unfenced runs fn in a transaction (a savepoint, when s is in one) as the
 // connecting role, even when s is fenced to an org, and hands fn the
 // transaction. It is for libraries that keep tables of their own outside
@@ -328,26 +350,4 @@ func mapError(op string, err error) error {
 		return fmt.Errorf("%s: %w", op, ErrConflict)
 	}
 	return fmt.Errorf("%s: %w", op, err)
-}
-
-// spare is a second connection for Both, fenced as s is, or nil when the
-// pool has none to spare at once. It takes an idle one, or a new one: a
-// pool grows only as far as it is asked to, so the first ask may time
-// out, and the connection it started joins the pool for the next.
-func (s *Store) spare(ctx context.Context) *pgxpool.Conn {
-	if st := s.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
-		return nil
-	}
-	actx, cancel := context.WithTimeout(ctx, spareWait)
-	conn, err := s.pool.Acquire(actx)
-	cancel()
-	if err != nil {
-		return nil
-	}
-	if err := s.fence.set(ctx)(conn); err != nil {
-		conn.Conn().Close(ctx) // its fence is unknown
-		conn.Release()
-		return nil
-	}
-	return conn
 }
