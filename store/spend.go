@@ -369,10 +369,10 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 	}
 
 	// With nothing left out, every row of the dimension is read. The top
-	// groups are a filter, not an index condition: as one (a generic plan
-	// of this prepared statement would make it so), the index is scanned
-	// over the whole range once per value. A value in another currency's
-	// top only is this one's rest.
+	// groups are a semi-join on the range's rows, not an index condition:
+	// as one (value = ANY, in a generic plan of this prepared statement)
+	// the index was scanned over the whole range once per value. A value
+	// in another currency's top only is this one's rest.
 	query := `SELECT day, currency, value, ` + cost + `, false FROM daily_spend_by
 		WHERE org_id = $1 AND dim = $2 AND day BETWEEN $3 AND $4`
 	args = []any{orgID, dim, f.From, f.To}
