@@ -74,3 +74,8 @@ func SetGPURollupMaxKeys(n int) (restore func()) {
 	gpuRollupMaxKeys = n
 	return func() { gpuRollupMaxKeys = old }
 }
+
+// ForEachPlannedOnce is forEachPlannedOnce, for its test.
+func ForEachPlannedOnce(ctx context.Context, s *Store, query string, args []any, scans []any, fn func() error) error {
+	return s.forEachPlannedOnce(ctx, query, args, scans, fn)
+}

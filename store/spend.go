@@ -306,40 +306,29 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 	if top.To.Before(to) {
 		to = top.To
 	}
+	// One statement for every range (see reads): a part without days reads
+	// no periods, or has its first day after its last.
 	args := []any{orgID, dim}
 	var arms []string
+	var periods driverPeriods
 	if !from.After(to) {
-		for _, r := range driverReads(from, to).reads(&args) {
-			arms = append(arms, `SELECT currency, value, `+r.sign+cost+` AS cost, `+r.sign+`rows AS rows
+		periods = driverReads(from, to)
+	}
+	for _, r := range periods.reads(&args) {
+		arms = append(arms, `SELECT currency, value, `+r.sign+cost+` AS cost, `+r.sign+`rows AS rows
 			FROM `+r.spendBy("dim = $2"))
-		}
 	}
 	outside := func(a, b time.Time) {
-		if a.After(b) {
-			return
-		}
 		args = append(args, a, b)
 		arms = append(arms, `SELECT currency, value, 0::numeric, 0::bigint FROM daily_spend_by
 			WHERE org_id = $1 AND dim = $2 AND day BETWEEN $`+strconv.Itoa(len(args)-1)+` AND $`+strconv.Itoa(len(args)))
 	}
 	if from.After(to) {
 		outside(f.From, f.To)
+		outside(f.To, f.From.AddDate(0, 0, -1)) // no days
 	} else {
 		outside(f.From, from.AddDate(0, 0, -1))
 		outside(to.AddDate(0, 0, 1), f.To)
-	}
-	if len(arms) == 0 {
-		return nil, nil
-	}
-	rows, err := s.q.Query(ctx, `
-		SELECT currency, value, coalesce(sum(cost), 0), coalesce(sum(rows), 0) <> 0
-		FROM (
-			`+strings.Join(arms, "\n\t\t\tUNION ALL\n\t\t\t")+`
-		) r
-		GROUP BY 1, 2
-		ORDER BY 1, 3 DESC, 2`, args...)
-	if err != nil {
-		return nil, mapError("spend by day", err)
 	}
 	var (
 		cur, value       string
@@ -350,7 +339,13 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 		topCurs, topVals []string           // the top groups, as (currency, value) pairs
 		folds            []string           // currencies with groups left out
 	)
-	_, err = pgx.ForEachRow(rows, []any{&cur, &value, &amount, &inRange}, func() error {
+	err := s.forEachPlannedOnce(ctx, `
+		SELECT currency, value, coalesce(sum(cost), 0), coalesce(sum(rows), 0) <> 0
+		FROM (
+			`+strings.Join(arms, "\n\t\t\tUNION ALL\n\t\t\t")+`
+		) r
+		GROUP BY 1, 2
+		ORDER BY 1, 3 DESC, 2`, args, []any{&cur, &value, &amount, &inRange}, func() error {
 		ranked[cur]++
 		if ranked[cur] <= top.N {
 			topCurs, topVals = append(topCurs, cur), append(topVals, value)
@@ -368,11 +363,12 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 		return nil, mapError("spend by day", err)
 	}
 
-	// With nothing left out, every row of the dimension is read. The top
-	// groups are a semi-join on the range's rows, not an index condition:
-	// as one (value = ANY, in a generic plan of this prepared statement)
-	// the index was scanned over the whole range once per value. A value
-	// in another currency's top only is this one's rest.
+	// With nothing left out, every row of the dimension is read. Otherwise
+	// each top group, a (currency, value) pair, is one short range of the
+	// index led by the value (daily_spend_by_value, which holds the
+	// amounts too); the primary key, led by the day, made it a scan of
+	// every value's rows in the range. A value in another currency's top
+	// only is this one's rest.
 	query := `SELECT day, currency, value, ` + cost + `, false FROM daily_spend_by
 		WHERE org_id = $1 AND dim = $2 AND day BETWEEN $3 AND $4`
 	args = []any{orgID, dim, f.From, f.To}
@@ -392,7 +388,7 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 			AND d.rows > coalesce(t.rows, 0)`
 		args = append(args, topCurs, topVals, folds)
 	}
-	rows, err = s.q.Query(ctx, query, args...)
+	rows, err := s.q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
@@ -618,10 +614,6 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		HAVING sum(rows) <> 0
 		ORDER BY 11 DESC`
 	}
-	rows, err := s.q.Query(ctx, query, args...)
-	if err != nil {
-		return Breakdown{}, err
-	}
 	var (
 		b                                                              Breakdown
 		set                                                            int
@@ -641,7 +633,20 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		seen[d][v] = true
 		b.Facets[d] = append(b.Facets[d], v)
 	}
-	_, err = pgx.ForEachRow(rows, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
+	forEach := func(query string, args []any, scans []any, fn func() error) error {
+		rows, err := s.q.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		_, err = pgx.ForEachRow(rows, scans, fn)
+		return err
+	}
+	if unfiltered(f) {
+		forEach = func(query string, args []any, scans []any, fn func() error) error {
+			return s.forEachPlannedOnce(ctx, query, args, scans, fn)
+		}
+	}
+	err := forEach(query, args, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
 		&amount, &hours, &input, &output, &cached, &requests}, func() error {
 		switch set {
 		case setDrivers:
@@ -725,18 +730,17 @@ type periodRead struct {
 	grain, sign, starts string
 }
 
-// reads lists p's non-empty reads, each one's periods appended to args:
-// Postgres plans the statement for each call's parameters, and empty arms
-// cost planning time.
+// reads lists p's five reads, each one's periods appended to args, empty
+// ones too: every range then asks the same statement, which each
+// connection parses and plans once (see planOnce), where leaving out the
+// empty arms made a statement for each shape of range, parsed and planned
+// anew on each connection it met.
 func (p driverPeriods) reads(args *[]any) []periodRead {
 	var out []periodRead
 	for _, r := range []struct {
 		periods     []time.Time
 		grain, sign string
 	}{{p.months, "month", ""}, {p.weeks, "week", ""}, {p.days, "day", ""}, {p.minusWeeks, "week", "-"}, {p.minusDays, "day", "-"}} {
-		if len(r.periods) == 0 {
-			continue
-		}
 		*args = append(*args, r.periods)
 		out = append(out, periodRead{grain: r.grain, sign: r.sign, starts: "ANY($" + strconv.Itoa(len(*args)) + "::date[])"})
 	}
