@@ -3,9 +3,14 @@ package store
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/access"
 )
 
 // SessionTTL is how long a session lasts without being renewed by a log-in.
@@ -36,27 +41,67 @@ func (s *Store) CreateSession(ctx context.Context, userID, orgID int64, userAgen
 	return sess, strconv.FormatInt(sess.ID, 10) + "." + secret, nil
 }
 
-// SessionByCookie returns the live session the cookie value proves. Returns
-// ErrNotFound for a malformed, wrong, or expired value.
-func (s *Store) SessionByCookie(ctx context.Context, value string) (Session, error) {
+// Visit is what a browser's session cookie finds: the live session, its
+// user and, when the session looks at an org the user is still a member
+// of, that org and the user's role there.
+type Visit struct {
+	Session Session
+	User    User
+	Org     *Org // nil: no org yet, or no longer a member of it
+	Role    access.Role
+}
+
+// VisitByCookie reads the live session the cookie value proves, with its
+// user, org and role, in one round trip: every request of a logged-in
+// browser starts with it. Returns ErrNotFound for a malformed, wrong, or
+// expired value.
+func (s *Store) VisitByCookie(ctx context.Context, value string) (Visit, error) {
 	idStr, secret, ok := strings.Cut(value, ".")
 	id, err := strconv.ParseInt(idStr, 10, 64)
 	if !ok || err != nil {
-		return Session{}, mapError("get session", ErrNotFound)
+		return Visit{}, mapError("get session", ErrNotFound)
 	}
-	var sess Session
+	// Each statement finds the session again by its id; what they read is
+	// used only once the secret has matched.
+	const live = `(SELECT user_id, org_id FROM sessions WHERE id = $1 AND expires_at > now())`
+	b := &pgx.Batch{}
+	b.Queue(`SELECT id, user_id, coalesce(org_id, 0), flash, expires_at, secret_hash
+		FROM sessions WHERE id = $1 AND expires_at > now()`, id)
+	b.Queue(`SELECT `+userColumns+` FROM users WHERE id = (SELECT user_id FROM `+live+` s)`, id)
+	b.Queue(`SELECT m.role FROM memberships m JOIN `+live+` s ON m.org_id = s.org_id AND m.user_id = s.user_id`, id)
+	b.Queue(`SELECT `+orgColumns+` FROM orgs WHERE id = (SELECT org_id FROM `+live+` s)`, id)
+	br := s.q.SendBatch(ctx, b)
+	defer br.Close()
+
+	var v Visit
 	var hash []byte
-	err = s.q.QueryRow(ctx, `
-		SELECT id, user_id, coalesce(org_id, 0), flash, expires_at, secret_hash
-		FROM sessions WHERE id = $1 AND expires_at > now()`, id).
-		Scan(&sess.ID, &sess.UserID, &sess.OrgID, &sess.Flash, &sess.ExpiresAt, &hash)
-	if err != nil {
-		return Session{}, mapError("get session", err)
+	sess := &v.Session
+	if err := br.QueryRow().Scan(&sess.ID, &sess.UserID, &sess.OrgID, &sess.Flash, &sess.ExpiresAt, &hash); err != nil {
+		return Visit{}, mapError("get session", err)
 	}
 	if subtle.ConstantTimeCompare(hash, hashSecret(secret)) != 1 {
-		return Session{}, mapError("get session", ErrNotFound)
+		return Visit{}, mapError("get session", ErrNotFound)
 	}
-	return sess, nil
+	if v.User, err = scanUser(br.QueryRow()); err != nil {
+		// Gone since the first statement: as if the session were.
+		return Visit{}, mapError("get session's user", err)
+	}
+	switch err := br.QueryRow().Scan(&v.Role); {
+	case errors.Is(err, pgx.ErrNoRows):
+		// No org, or removed from it since: look at none.
+		return v, nil
+	case err != nil:
+		return Visit{}, mapError("get session's membership", err)
+	}
+	switch org, err := scanOrg(br.QueryRow()); {
+	case errors.Is(err, pgx.ErrNoRows):
+		v.Role = "" // the org went in between: look at none
+	case err != nil:
+		return Visit{}, mapError("get session's org", err)
+	default:
+		v.Org = &org
+	}
+	return v, nil
 }
 
 // SetSessionOrg switches the org a session is looking at.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -52,22 +53,58 @@ func TestFencedHidesOtherOrgs(t *testing.T) {
 	}
 }
 
-func TestSessionByCookie(t *testing.T) {
+func TestVisitByCookie(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
-	u := storetest.User(t, st, storetest.UserOpts{})
-	_, cookie, err := st.CreateSession(ctx, u.ID, 0, "test")
+	org, owner := storetest.Org(t, st, storetest.OrgOpts{})
+	viewer := storetest.Member(t, st, org, access.Viewer)
+	loner := storetest.User(t, st, storetest.UserOpts{})
+
+	_, lonerCookie, err := st.CreateSession(ctx, loner.ID, 0, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := st.SessionByCookie(ctx, cookie); err != nil || s.UserID != u.ID {
-		t.Fatalf("SessionByCookie(good) = %+v, %v", s, err)
+	v, err := st.VisitByCookie(ctx, lonerCookie)
+	if err != nil || v.User.ID != loner.ID || v.Session.UserID != loner.ID || v.Org != nil || v.Role != "" {
+		t.Fatalf("VisitByCookie(no org) = %+v, %v; want the user, no org and no role", v, err)
 	}
-	for _, bad := range []string{"", "x", cookie + "x", "1.abc", "abc.def"} {
-		if _, err := st.SessionByCookie(ctx, bad); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("SessionByCookie(%q) err = %v, want ErrNotFound", bad, err)
+	for _, bad := range []string{"", "x", lonerCookie + "x", "1.abc", "abc.def"} {
+		if _, err := st.VisitByCookie(ctx, bad); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("VisitByCookie(%q) err = %v, want ErrNotFound", bad, err)
 		}
+	}
+
+	sess, viewerCookie, err := st.CreateSession(ctx, viewer.ID, org.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err = st.VisitByCookie(ctx, viewerCookie)
+	if err != nil || v.User.ID != viewer.ID || v.Org == nil || v.Org.ID != org.ID || v.Org.Slug != org.Slug || v.Role != access.Viewer {
+		t.Fatalf("VisitByCookie(member) = %+v, %v; want the org and the viewer role", v, err)
+	}
+	// Another user's org in the session (it cannot be set so, but a
+	// membership can go): no org.
+	if _, _, err := st.RemoveMember(ctx, org.ID, viewer.ID, func(store.Member) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	v, err = st.VisitByCookie(ctx, viewerCookie)
+	if err != nil || v.User.ID != viewer.ID || v.Session.OrgID != org.ID || v.Org != nil || v.Role != "" {
+		t.Fatalf("VisitByCookie(removed member) = %+v, %v; want the user, no org and no role", v, err)
+	}
+
+	if _, err := st.Pool().Exec(ctx, `UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = $1`, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.VisitByCookie(ctx, viewerCookie); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("VisitByCookie(expired) err = %v, want ErrNotFound", err)
+	}
+	_, ownerCookie, err := st.CreateSession(ctx, owner.ID, org.ID, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := st.VisitByCookie(ctx, ownerCookie); err != nil || v.Role != access.Owner || v.Org == nil {
+		t.Errorf("VisitByCookie(owner) = %+v, %v; want the org and the owner role", v, err)
 	}
 }
 

@@ -102,7 +102,7 @@ func TestLoginRotatesSession(t *testing.T) {
 	if second == "" || second == first {
 		t.Fatalf("session not rotated at log-in: %q then %q", first, second)
 	}
-	if _, err := b.st.SessionByCookie(ctx(), first); err == nil {
+	if _, err := b.st.VisitByCookie(ctx(), first); err == nil {
 		t.Fatal("the old session still works after a new log-in")
 	}
 	wantStatus(t, c.get("/dashboard"), http.StatusOK)

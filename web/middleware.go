@@ -125,8 +125,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil || ck.Value == "" {
 			return next(c)
 		}
-		ctx := c.Request().Context()
-		sess, err := s.store.SessionByCookie(ctx, ck.Value)
+		v, err := s.store.VisitByCookie(c.Request().Context(), ck.Value)
 		if errors.Is(err, store.ErrNotFound) {
 			s.clearSessionCookie(c)
 			return next(c)
@@ -134,27 +133,11 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		user, err := s.store.User(ctx, sess.UserID)
-		if err != nil {
-			return err
-		}
-		c.Set(keySession, &sess)
-		c.Set(keyUser, &user)
-		if sess.OrgID != 0 {
-			m, err := s.store.Membership(ctx, sess.OrgID, user.ID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				// Removed from the org since: look at none.
-			case err != nil:
-				return err
-			default:
-				org, err := s.store.Org(ctx, sess.OrgID)
-				if err != nil {
-					return err
-				}
-				c.Set(keyOrg, &org)
-				c.Set(keyRole, m.Role)
-			}
+		c.Set(keySession, &v.Session)
+		c.Set(keyUser, &v.User)
+		if v.Org != nil {
+			c.Set(keyOrg, v.Org)
+			c.Set(keyRole, v.Role)
 		}
 		return next(c)
 	}
