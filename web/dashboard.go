@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -462,6 +463,53 @@ func budgetLineNames(name string, period budget.Period) (daily, pace string) {
 	return "Budget: " + name + " (monthly, per day)", "Budget: " + name + " (monthly, pace)"
 }
 
+// budgetMonth is a budget's lines through a month, as text: its amount per
+// day, and its pace at the end of each day counted from the first
+// (pace[0] is one day's amount, pace[1] two days', …).
+type budgetMonth struct {
+	daily string
+	pace  []string
+}
+
+// budgetMonths keeps the budgetMonth of each amount, period and month
+// length asked, a few per budget: every view that shows a month draws the
+// same lines, and rounding a quotient of decimals for each day of a year
+// was a twentieth of a year's view. Cleared when full.
+var budgetMonths = struct {
+	sync.Mutex
+	m map[string]budgetMonth
+}{m: map[string]budgetMonth{}}
+
+const maxBudgetMonths = 4096
+
+// budgetMonthLines is the budgetMonth of a budget of amount per period, in
+// the month of day. The pace adds the day's amount up from the 1st (each
+// sum exact), then rounds to the cent.
+func budgetMonthLines(period budget.Period, amount decimal.Decimal, day time.Time) budgetMonth {
+	days := budget.DaysInMonth(day)
+	key := string(period) + "|" + strconv.Itoa(days) + "|" + amount.String()
+	budgetMonths.Lock()
+	bm, ok := budgetMonths.m[key]
+	budgetMonths.Unlock()
+	if ok {
+		return bm
+	}
+	daily := budget.DailyAmount(period, amount, day)
+	bm = budgetMonth{daily: quantity.FormatFixed(daily, 2), pace: make([]string, days)}
+	pace := decimal.Zero
+	for i := range bm.pace {
+		pace = pace.Add(daily)
+		bm.pace[i] = quantity.FormatFixed(pace, 2)
+	}
+	budgetMonths.Lock()
+	if len(budgetMonths.m) >= maxBudgetMonths {
+		clear(budgetMonths.m)
+	}
+	budgetMonths.m[key] = bm
+	budgetMonths.Unlock()
+	return bm
+}
+
 type plotMarker struct {
 	Day    string `json:"day"`
 	Amount string `json:"amount"`
@@ -498,23 +546,17 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		}
 		pb := plotBudget{Name: "Budget: " + b.Name}
 		pb.DailyName, pb.PaceName = budgetLineNames(b.Name, budget.Period(b.Period))
-		// The daily amount is computed and formatted once a month: it
-		// is the same on each of its days, and rounding a quotient of
-		// decimals for each day of a year was a tenth of a view's time.
-		pace, daily, dailyText, month := decimal.Zero, decimal.Zero, "", time.Time{}
+		// The pace adds up from the 1st, or from the range's first day in
+		// its first month, as the cumulative spend does.
+		var lines budgetMonth
+		first := 1
 		pb.Daily, pb.Pace = make([]string, 0, len(s.Days)), make([]string, 0, len(s.Days))
-		for _, day := range s.Days {
-			if m := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC); !m.Equal(month) {
-				month = m
-				daily = budget.DailyAmount(budget.Period(b.Period), b.Amount, day)
-				dailyText = quantity.FormatFixed(daily, 2)
+		for i, day := range s.Days {
+			if i == 0 || day.Day() == 1 {
+				lines, first = budgetMonthLines(budget.Period(b.Period), b.Amount, day), day.Day()
 			}
-			if day.Day() == 1 {
-				pace = decimal.Zero
-			}
-			pace = pace.Add(daily)
-			pb.Daily = append(pb.Daily, dailyText)
-			pb.Pace = append(pb.Pace, quantity.FormatFixed(pace, 2))
+			pb.Daily = append(pb.Daily, lines.daily)
+			pb.Pace = append(pb.Pace, lines.pace[day.Day()-first])
 		}
 		p.Budgets = append(p.Budgets, pb)
 	}
