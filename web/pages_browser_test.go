@@ -262,6 +262,13 @@ func checkFirstScreen(t *testing.T, tab context.Context) {
 		const y = r('[data-testid=headline-currency] [data-testid=yesterday-spend]');
 		const over = r('[data-testid=headline-budgets] [data-testid=budget-card][data-status=over]');
 		const chart = r('[data-testid=chart]');
+		// The over-budget card's edge in the over colour, as a probe
+		// coloured by the same variable computes it.
+		const overCard = document.querySelector('[data-testid=headline-budgets] [data-testid=budget-card][data-status=over]');
+		const probe = document.body.appendChild(document.createElement('span'));
+		probe.style.color = 'var(--br-over)';
+		const overColour = getComputedStyle(probe).color;
+		probe.remove();
 		return {
 			yesterday: document.querySelector('[data-testid=yesterday] header')?.textContent || "",
 			spend: document.querySelector('[data-testid=yesterday-spend]')?.textContent || "",
@@ -270,10 +277,15 @@ func checkFirstScreen(t *testing.T, tab context.Context) {
 			chartTop: chart ? chart.top : 1e9,
 			chartBottom: chart ? chart.bottom : 1e9,
 			fold: innerHeight,
+			overEdge: overCard ? getComputedStyle(overCard).borderLeftColor : "",
+			overColour,
 		};
 	})()`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got["overEdge"] != got["overColour"] {
+		t.Errorf("over-budget card: edge %v, want the over colour %v", got["overEdge"], got["overColour"])
 	}
 	fold := got["fold"].(float64)
 	if !strings.Contains(got["yesterday"].(string), "Yesterday") || !regexp.MustCompile(`^\d{1,3}(,\d{3})*\.\d\d [A-Z]{3}$`).MatchString(got["spend"].(string)) {
