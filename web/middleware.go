@@ -19,6 +19,7 @@ import (
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/static"
 	"github.com/burnrate/burnrate/store"
+	"github.com/burnrate/burnrate/web/views"
 )
 
 const sessionCookie = "burnrate_session"
@@ -202,6 +203,12 @@ func isUpload(r *http.Request) bool {
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if currentUser(c) == nil {
+			if isHTMX(c) {
+				// A fragment asked by a page whose session ended (logged
+				// out in another tab, expired): the log-in page in its
+				// place, not inside it.
+				return htmxGoTo(c, "/login?next="+url.QueryEscape(htmxPage(c)))
+			}
 			if c.Request().Method != http.MethodGet {
 				return echo.NewHTTPError(http.StatusUnauthorized, "Log in first.")
 			}
@@ -215,13 +222,16 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) requireOrg(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if currentOrg(c) != nil {
-			return next(c)
+			return samePageOrg(next)(c)
 		}
 		orgs, err := s.store.OrgsForUser(c.Request().Context(), currentUser(c).ID)
 		if err != nil {
 			return err
 		}
 		if len(orgs) == 0 {
+			if isHTMX(c) {
+				return htmxGoTo(c, "/orgs/new")
+			}
 			return c.Redirect(http.StatusSeeOther, "/orgs/new")
 		}
 		// Looking at no org (or one they left): pick their first.
@@ -231,8 +241,40 @@ func (s *Server) requireOrg(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(keyOrg, &o.Org)
 		c.Set(keyRole, o.Role)
+		return samePageOrg(next)(c)
+	}
+}
+
+// samePageOrg reloads the page of an htmx request made for another org
+// than the session's now (views.OrgHeader): switched in another tab, or
+// removed from it. Its answer would be the other org's, swapped in under
+// this one's name; a change would be made in an org the page does not
+// show.
+func samePageOrg(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if page := c.Request().Header.Get(views.OrgHeader); isHTMX(c) && page != "" && page != strconv.FormatInt(currentOrg(c).ID, 10) {
+			c.Response().Header().Set("HX-Refresh", "true")
+			return c.NoContent(http.StatusNoContent)
+		}
 		return next(c)
 	}
+}
+
+// htmxGoTo answers an htmx request by sending the browser to location,
+// a whole page (HX-Redirect), where a redirect would have htmx swap that
+// page into the current one.
+func htmxGoTo(c echo.Context, location string) error {
+	c.Response().Header().Set("HX-Redirect", location)
+	return c.NoContent(http.StatusNoContent)
+}
+
+// htmxPage is the path and query of the page an htmx request came from
+// (HX-Current-URL), or else of the request itself.
+func htmxPage(c echo.Context) string {
+	if u, err := url.Parse(c.Request().Header.Get("HX-Current-URL")); err == nil && u.Path != "" {
+		return u.RequestURI()
+	}
+	return c.Request().URL.RequestURI()
 }
 
 // requireToken authenticates API requests by their bearer token; the token
