@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
@@ -146,6 +147,49 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 		if err != nil || !strings.Contains(loc, "range=custom") || !strings.Contains(loc, "from="+from) {
 			t.Fatalf("URL after changing From = %q (%v), want range=custom&from=%s", loc, err, from)
 		}
+		noViolations(t)
+	})
+
+	// Typed digit by digit (month, day, year, as this locale writes dates),
+	// a date counts once typed (Enter here; leaving the field too): a
+	// reload at the first digit replaced the field under the cursor and
+	// lost the rest.
+	t.Run("DashboardDateTypedCountsWhenDone", func(t *testing.T) {
+		open(t, "/dashboard?range=30d", `[data-testid=filter-from]`, true)
+		day := time.Now().UTC().AddDate(0, 0, -12)
+		if err := chromedp.Do(bctx,
+			chromedp.Focus(`[data-testid=filter-from]`),
+			chromedp.SendKeys(`[data-testid=filter-from]`, day.Format("01022006")),
+			chromedp.Sleep(500*time.Millisecond),
+		); err != nil {
+			t.Fatal(err)
+		}
+		got, err := chromedp.Run(bctx, chromedp.Evaluate[map[string]any](`({
+			search: location.search,
+			focused: document.activeElement === document.querySelector("[data-testid=filter-from]"),
+			value: document.querySelector("[data-testid=filter-from]").value,
+		})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["search"] != "?range=30d" || got["focused"] != true || got["value"] != day.Format(time.DateOnly) {
+			t.Fatalf("while typing: %v; want the view unchanged, the field focused and holding %s", got, day.Format(time.DateOnly))
+		}
+		if err := chromedp.Do(bctx, chromedp.KeyEvent(kb.Enter)); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, bctx, `location.search.includes("range=custom") && location.search.includes("from=`+day.Format(time.DateOnly)+`")`)
+		// Leaving the field, to the next control.
+		to := day.AddDate(0, 0, 5)
+		if err := chromedp.Do(bctx,
+			chromedp.Focus(`[data-testid=filter-to]`),
+			chromedp.SendKeys(`[data-testid=filter-to]`, to.Format("01022006")),
+			chromedp.Sleep(300*time.Millisecond),
+			chromedp.Focus(`[data-testid=filter-group]`),
+		); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, bctx, `location.search.includes("to=`+to.Format(time.DateOnly)+`")`)
 		noViolations(t)
 	})
 

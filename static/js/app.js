@@ -46,7 +46,8 @@ document.addEventListener("click", function (evt) {
 // injected handler would run as easily as ours), asked for by attributes:
 //   data-confirm="Question?" on a form asks before the form is submitted;
 //   data-submit-on-change submits its control's form when the value changes;
-//   data-custom-range makes its form's range "custom" when the date changes.
+//   data-custom-range makes its form's range "custom" when the date changes
+//   (a typed date once it is typed: see releaseTypedDate).
 // They listen in the capture phase, before htmx's listeners on the form
 // read its values or send it.
 document.addEventListener("submit", function (evt) {
@@ -59,11 +60,44 @@ document.addEventListener("submit", function (evt) {
 document.addEventListener("change", function (evt) {
   var el = evt.target;
   if (!el.form || !el.hasAttribute) return;
+  if (el.hasAttribute("data-custom-range") && el.hasAttribute("data-typing")) {
+    // Typed, not picked: held until the typing is done (see below).
+    el.setAttribute("data-held", "");
+    evt.stopPropagation();
+    return;
+  }
   if (el.hasAttribute("data-custom-range")) {
     var range = el.form.elements.namedItem("range");
     if (range) range.value = "custom";
   }
   if (el.hasAttribute("data-submit-on-change")) el.form.requestSubmit();
+}, true);
+
+// A date typed into a data-custom-range field counts once it is typed: the
+// browser reports a change at each digit (the first already makes a date),
+// and the view reloaded then replaced the field under the cursor, losing
+// the rest. Its change is held while keys are typed and let through when
+// the field is left or Enter pressed. A date picked from the calendar
+// counts at once.
+function releaseTypedDate(el) {
+  el.removeAttribute("data-typing");
+  if (!el.hasAttribute("data-held")) return;
+  el.removeAttribute("data-held");
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+}
+document.addEventListener("keydown", function (evt) {
+  var el = evt.target;
+  if (!el.hasAttribute || !el.hasAttribute("data-custom-range")) return;
+  if (evt.key === "Enter") {
+    evt.preventDefault(); // not the form's plain submit: the change, through htmx
+    releaseTypedDate(el);
+  } else if (evt.key !== "Tab" && evt.key !== "Shift") {
+    el.setAttribute("data-typing", "");
+  }
+}, true);
+document.addEventListener("focusout", function (evt) {
+  var el = evt.target;
+  if (el.hasAttribute && el.hasAttribute("data-custom-range")) releaseTypedDate(el);
 }, true);
 
 // Drag-and-drop onto the upload form: dropped files become the file input's.
