@@ -407,7 +407,7 @@ function burnrateLegend(list, chart, keys) {
       }
       if (data.view === "cumulative") {
         c.budgets.forEach(function (b, k) { budgetLine(b, k, b.pace_name, b.pace, false); });
-        var name = "Spent (cumulative, from each 1st)";
+        var name = "Spent (cumulative within each month of the range)";
         series.push({ name: name, type: "line", data: c.cumulative.map(Number), areaStyle: { opacity: 0.15 }, symbol: "none",
           color: burnratePalette[0] });
         exact[name] = c.cumulative;
