@@ -41,3 +41,17 @@ func (s *Store) forEachPlannedOnce(ctx context.Context, query string, args []any
 	_, err = pgx.ForEachRow(rows, scans, fn)
 	return err
 }
+
+// forEachRow is pgx.ForEachRow over query, planned once per connection when
+// plannedOnce (forEachPlannedOnce), else for each call's parameters.
+func (s *Store) forEachRow(ctx context.Context, plannedOnce bool, query string, args []any, scans []any, fn func() error) error {
+	if plannedOnce {
+		return s.forEachPlannedOnce(ctx, query, args, scans, fn)
+	}
+	rows, err := s.q.Query(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	_, err = pgx.ForEachRow(rows, scans, fn)
+	return err
+}

@@ -633,24 +633,12 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		seen[d][v] = true
 		b.Facets[d] = append(b.Facets[d], v)
 	}
-	forEach := func(query string, args []any, scans []any, fn func() error) error {
-		rows, err := s.q.Query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		_, err = pgx.ForEachRow(rows, scans, fn)
-		return err
-	}
-	if unfiltered(f) && drivers == 0 {
-		// The dashboard's breakdown, one statement for every range. Not
-		// the largest drivers of a day's report, planned for its few
-		// periods: the generic plan of that statement (a window over the
-		// drivers) took 300 ms where a custom one takes a few.
-		forEach = func(query string, args []any, scans []any, fn func() error) error {
-			return s.forEachPlannedOnce(ctx, query, args, scans, fn)
-		}
-	}
-	err := forEach(query, args, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
+	// The dashboard's breakdown is one statement for every range, planned
+	// once. Not the largest drivers of a day's report, planned for its few
+	// periods: the generic plan of that statement (a window over the
+	// drivers) took 300 ms where a custom one takes a few.
+	plannedOnce := unfiltered(f) && drivers == 0
+	err := s.forEachRow(ctx, plannedOnce, query, args, []any{&set, &provider, &service, &account, &model, &gpu, &team, &source, &cat, &cur,
 		&amount, &hours, &input, &output, &cached, &requests}, func() error {
 		switch set {
 		case setDrivers:
