@@ -50,19 +50,45 @@ func (t *queryTimer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 	if !ok {
 		return
 	}
-	d := time.Since(s.at)
+	t.add(s.sql, s.args, time.Since(s.at))
+}
+
+type batchKey struct{}
+
+// TraceBatchStart and TraceBatchQuery time the statements of a batch (the
+// store sends some queries with settings around them as one): each from
+// the batch's start or the previous statement's result to its own.
+func (t *queryTimer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	last := time.Now()
+	return context.WithValue(ctx, batchKey{}, &last)
+}
+
+func (t *queryTimer) TraceBatchQuery(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	last, ok := ctx.Value(batchKey{}).(*time.Time)
+	if !ok {
+		return
+	}
+	now := time.Now()
+	t.add(d.SQL, d.Args, now.Sub(*last))
+	*last = now
+}
+
+func (t *queryTimer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// add counts one run of sql, with args, that took d, in the current phase.
+func (t *queryTimer) add(sql string, args []any, d time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.phase == "" {
 		return
 	}
-	k := t.phase + "\x00" + s.sql
+	k := t.phase + "\x00" + sql
 	q := t.by[k]
 	if q == nil {
-		q = &queryTime{phase: t.phase, sql: s.sql}
+		q = &queryTime{phase: t.phase, sql: sql}
 		t.by[k] = q
 	}
-	q.args = s.args
+	q.args = args
 	q.n++
 	q.total += d
 	q.max = max(q.max, d)
