@@ -28,6 +28,11 @@ var pow10s = func() (p [maxFastDigits + 1]int64) {
 // may be one off below it, where every coefficient fits anyway; the count
 // returned is exact.)
 func smallCoefficient(d decimal.Decimal) (coef int64, digits int, ok bool) {
+	if d.IsZero() {
+		// Not through CoefficientInt64: it allocates the coefficient of a
+		// zero Decimal (a day without spend), on a copy, every call.
+		return 0, 1, true
+	}
 	if d.NumDigits() > maxFastDigits {
 		return 0, 0, false
 	}
@@ -165,4 +170,60 @@ func plain(d decimal.Decimal) (string, bool) {
 		return "0", true
 	}
 	return string(b), true
+}
+
+// Compare is a.Cmp(b) (-1, 0 or +1), without math/big when both
+// coefficients fit the integer path and one scales to the other's exponent
+// within an int64: Cmp rescales through math/big, allocating, whenever the
+// exponents differ (a sum of several scales against a whole-number
+// threshold, say).
+func Compare(a, b decimal.Decimal) int {
+	ca, _, okA := smallCoefficient(a)
+	cb, _, okB := smallCoefficient(b)
+	if !okA || !okB {
+		return a.Cmp(b)
+	}
+	switch {
+	case ca == 0 || cb == 0 || (ca < 0) != (cb < 0):
+		return cmpInt(sign(ca), sign(cb))
+	}
+	ea, eb := a.Exponent(), b.Exponent()
+	// Bring the one with the larger exponent down to the other's.
+	for ; ea > eb; ea-- {
+		if ca > maxFastCoef || ca < -maxFastCoef {
+			return a.Cmp(b)
+		}
+		ca *= 10
+	}
+	for ; eb > ea; eb-- {
+		if cb > maxFastCoef || cb < -maxFastCoef {
+			return a.Cmp(b)
+		}
+		cb *= 10
+	}
+	return cmpInt(ca, cb)
+}
+
+// maxFastCoef is the largest coefficient that can be multiplied by ten
+// in an int64.
+const maxFastCoef = (1<<63 - 1) / 10
+
+func sign(x int64) int64 {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

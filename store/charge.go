@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // Charge is one normalised cost row (docs/data-model.md, "Imports and charges"), as written to charges.
@@ -135,74 +136,8 @@ type rollupKey struct {
 }
 
 type rollupSums struct {
-	billed, effective, gpuHours           decSum
+	billed, effective, gpuHours           quantity.Sum
 	input, output, cached, requests, rows int64
-}
-
-// decSum adds decimals exactly, as an int64 coefficient at the smallest
-// exponent seen while they fit, and as decimal.Decimal beyond: Decimal.Add
-// allocates two big integers a call, and the rollup adds three decimals a
-// row (a tenth of an import's client time).
-type decSum struct {
-	coef int64
-	exp  int32
-	big  decimal.Decimal // what did not fit in coef
-	used bool            // coef and exp hold a value
-}
-
-func (s *decSum) add(d decimal.Decimal) {
-	if d.NumDigits() > 18 {
-		s.big = s.big.Add(d)
-		return
-	}
-	c, e := d.CoefficientInt64(), d.Exponent()
-	if c == 0 {
-		return
-	}
-	if !s.used {
-		s.coef, s.exp, s.used = c, e, true
-		return
-	}
-	for ; e > s.exp; e-- {
-		if c > math.MaxInt64/10 || c < math.MinInt64/10 {
-			s.big = s.big.Add(d)
-			return
-		}
-		c *= 10
-	}
-	for ; s.exp > e; s.exp-- {
-		if s.coef > math.MaxInt64/10 || s.coef < math.MinInt64/10 {
-			s.fold()
-			s.big = s.big.Add(d)
-			return
-		}
-		s.coef *= 10
-	}
-	sum := s.coef + c
-	if (c > 0 && sum < s.coef) || (c < 0 && sum > s.coef) { // overflow
-		s.fold()
-		s.big = s.big.Add(d)
-		return
-	}
-	s.coef = sum
-}
-
-// fold moves coef into big.
-func (s *decSum) fold() {
-	if s.used {
-		s.big = s.big.Add(decimal.New(s.coef, s.exp))
-		s.coef, s.exp, s.used = 0, 0, false
-	}
-}
-
-func (s *decSum) value() decimal.Decimal {
-	if !s.used {
-		return s.big
-	}
-	if s.big.IsZero() {
-		return decimal.New(s.coef, s.exp) // the same value, without Add's big.Int arithmetic
-	}
-	return s.big.Add(decimal.New(s.coef, s.exp))
 }
 
 // rollup adds up rows per daily_spend key as they stream past, so that a
@@ -225,10 +160,10 @@ func (r *rollup) add(ch *Charge) {
 		s = &rollupSums{}
 		r.sums[k] = s
 	}
-	s.billed.add(ch.BilledCost)
-	s.effective.add(ch.EffectiveCost)
+	s.billed.Add(ch.BilledCost)
+	s.effective.Add(ch.EffectiveCost)
 	if !ch.GPUHours.IsZero() {
-		s.gpuHours.add(ch.GPUHours)
+		s.gpuHours.Add(ch.GPUHours)
 	}
 	s.input += ch.InputTokens
 	s.output += ch.OutputTokens
@@ -242,9 +177,9 @@ func (r *rollup) add(ch *Charge) {
 func (r *rollup) totals(basis CostBasis) map[string]decimal.Decimal {
 	out := map[string]decimal.Decimal{}
 	for k, v := range r.sums {
-		amount := v.billed.value()
+		amount := v.billed.Value()
 		if basis == CostAmortized {
-			amount = v.effective.value()
+			amount = v.effective.Value()
 		}
 		out[k.currency] = out[k.currency].Add(amount)
 	}
@@ -264,7 +199,7 @@ func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
 		source, provider, service = append(source, k.source), append(provider, k.provider), append(service, k.service)
 		subAccount, team, model = append(subAccount, k.subAccount), append(team, k.team), append(model, k.model)
 		category, gpu, currency = append(category, k.category), append(gpu, k.gpu), append(currency, k.currency)
-		billed, effective, gpuHours = append(billed, v.billed.value()), append(effective, v.effective.value()), append(gpuHours, v.gpuHours.value())
+		billed, effective, gpuHours = append(billed, v.billed.Value()), append(effective, v.effective.Value()), append(gpuHours, v.gpuHours.Value())
 		input, output, cached = append(input, v.input), append(output, v.output), append(cached, v.cached)
 		requests, rows = append(requests, v.requests), append(rows, v.rows)
 	}

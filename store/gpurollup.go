@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // gpuRollupColumns are gpu_resource_daily's columns, in the order
@@ -75,7 +77,7 @@ type gpuRollup struct {
 }
 
 type gpuSums struct {
-	hours, cost decSum
+	hours, cost quantity.Sum
 	rows        int64
 }
 
@@ -137,8 +139,8 @@ func (g *gpuRollup) add(ch *Charge) {
 		g.sums = append(g.sums, gpuSums{})
 	}
 	s := &g.sums[i]
-	s.hours.add(ch.GPUHours)
-	s.cost.add(ch.EffectiveCost)
+	s.hours.Add(ch.GPUHours)
+	s.cost.Add(ch.EffectiveCost)
 	s.rows++
 }
 
@@ -149,10 +151,10 @@ func (g *gpuRollup) encode() error {
 		s := &g.sums[i]
 		g.out = append(g.out, k...)
 		var err error
-		if g.out, err = appendNumericValue(g.out, s.hours.value()); err != nil {
+		if g.out, err = appendNumericValue(g.out, s.hours.Value()); err != nil {
 			return err
 		}
-		if g.out, err = appendNumericValue(g.out, s.cost.value()); err != nil {
+		if g.out, err = appendNumericValue(g.out, s.cost.Value()); err != nil {
 			return err
 		}
 		g.out = appendInt8(g.out, s.rows)
