@@ -79,3 +79,7 @@ func SetGPURollupMaxKeys(n int) (restore func()) {
 func ForEachPlannedOnce(ctx context.Context, s *Store, query string, args []any, scans []any, fn func() error) error {
 	return s.forEachPlannedOnce(ctx, query, args, scans, fn)
 }
+
+// CollectDaySpend and ScanDaySpend read day rows from the wire and through
+// Scan, for their test.
+var CollectDaySpend, ScanDaySpend = collectDaySpend, scanDaySpend

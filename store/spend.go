@@ -271,14 +271,7 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DaySpend, error) {
-		var d DaySpend
-		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other, &d.OtherGroups)
-		if !d.Other {
-			d.OtherGroups = 0
-		}
-		return d, err
-	})
+	out, err := collectDaySpend(rows, f.days()*(top.N+1))
 	return out, mapError("spend by day", err)
 }
 
@@ -392,14 +385,12 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 	if err != nil {
 		return nil, mapError("spend by day", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (DaySpend, error) {
-		var d DaySpend
-		err := row.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other)
-		if d.Other {
-			d.OtherGroups = folded[d.Currency]
+	out, err := collectDaySpend(rows, f.days()*(len(topVals)+len(folds)))
+	for i := range out {
+		if out[i].Other {
+			out[i].OtherGroups = folded[out[i].Currency]
 		}
-		return d, err
-	})
+	}
 	return out, mapError("spend by day", err)
 }
 

@@ -1,0 +1,132 @@
+package store
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
+)
+
+// collectDaySpend reads rows of (day date, currency text, group text,
+// amount numeric, other bool[, other_groups int4]) into DaySpends.
+//
+// A dashboard view reads thousands of these rows (a year by a dozen groups
+// in two currencies is nine thousand), and through Scan each cost a DaySpend
+// on the heap and two new strings, the same few currencies and group names
+// over and over: allocation and the garbage collection it brings were the
+// largest share of a cold view's CPU. Here the values are decoded from their
+// wire form, the names kept once per read, and the slice sized to hint.
+// Rows in a form not expected (a text-format column, a numeric beyond
+// int64) take Scan's path, value by value, so the result is the same.
+func collectDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
+	defer rows.Close()
+	fds := rows.FieldDescriptions()
+	if len(fds) < 5 || !binaryColumns(fds, pgtype.DateOID, pgtype.TextOID, pgtype.TextOID, pgtype.NumericOID, pgtype.BoolOID) {
+		return scanDaySpend(rows, hint)
+	}
+	withCount := len(fds) > 5
+	names := map[string]string{}
+	name := func(b []byte) string {
+		if s, ok := names[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		names[s] = s
+		return s
+	}
+	out := make([]DaySpend, 0, hint)
+	for rows.Next() {
+		raw := rows.RawValues()
+		var d DaySpend
+		day, ok := decodeDate(raw[0])
+		amount, okAmount := decodeNumeric(raw[3])
+		if !ok || !okAmount || len(raw[4]) != 1 || raw[1] == nil || raw[2] == nil {
+			// NULLs, infinite days, numerics beyond int64: Scan says what
+			// they are, or fails as it always has.
+			var err error
+			if d, err = scanDaySpendRow(rows); err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+			continue
+		}
+		d.Day, d.Currency, d.Group, d.Amount, d.Other = day, name(raw[1]), name(raw[2]), amount, raw[4][0] != 0
+		if withCount && d.Other {
+			var n int
+			if err := rows.Scan(nil, nil, nil, nil, nil, &n); err != nil {
+				return nil, err
+			}
+			d.OtherGroups = n
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// binaryColumns reports whether fds start with columns of types oids, each
+// in binary format.
+func binaryColumns(fds []pgconn.FieldDescription, oids ...uint32) bool {
+	for i, oid := range oids {
+		if fds[i].DataTypeOID != oid || (fds[i].Format != pgtype.BinaryFormatCode && oid != pgtype.TextOID) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeDate reads Postgres's binary date (days since 2000-01-01) as
+// pgx's date codec scans it into a time.Time: midnight UTC. ok is false
+// for NULL and the infinities.
+func decodeDate(src []byte) (time.Time, bool) {
+	if len(src) != 4 {
+		return time.Time{}, false
+	}
+	days := int32(binary.BigEndian.Uint32(src))
+	if days == math.MaxInt32 || days == math.MinInt32 {
+		return time.Time{}, false
+	}
+	return time.Date(2000, 1, 1+int(days), 0, 0, 0, 0, time.UTC), true
+}
+
+// scanDaySpend is collectDaySpend through Scan.
+func scanDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
+	out := make([]DaySpend, 0, hint)
+	for rows.Next() {
+		d, err := scanDaySpendRow(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func scanDaySpendRow(rows pgx.Rows) (DaySpend, error) {
+	var d DaySpend
+	var amount decimal.Decimal
+	var err error
+	if len(rows.FieldDescriptions()) > 5 {
+		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &amount, &d.Other, &d.OtherGroups)
+	} else {
+		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &amount, &d.Other)
+	}
+	d.Amount = amount
+	if !d.Other {
+		d.OtherGroups = 0 // counted on Other rows only
+	}
+	return d, err
+}
+
+// days is how many days f spans (at least one): the start of a guess at
+// how many day rows a read of it returns.
+func (f SpendFilter) days() int {
+	n := int(f.To.Sub(f.From).Hours()/24) + 1
+	return min(max(n, 1), maxHintDays)
+}
+
+// maxHintDays bounds a guess made from a filter's days.
+const maxHintDays = 4000
