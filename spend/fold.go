@@ -3,6 +3,7 @@ package spend
 import (
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -10,10 +11,19 @@ import (
 // into one row per currency, which says in its provider column what it
 // sums.
 func FoldDrivers(ds []store.Driver, n int) []store.Driver {
+	// Hundreds of drivers fold into a view's rest: added as a
+	// quantity.Sum per currency, named (and given its amount) at the end.
+	amounts := map[string]*quantity.Sum{}
 	return foldRest(ds, n, func(d store.Driver) string { return d.Currency },
-		func(sum *store.Driver, d store.Driver) { sum.Amount = sum.Amount.Add(d.Amount) },
+		func(_ *store.Driver, d store.Driver) {
+			if amounts[d.Currency] == nil {
+				amounts[d.Currency] = &quantity.Sum{}
+			}
+			amounts[d.Currency].Add(d.Amount)
+		},
 		func(sum *store.Driver, cur string, folded int) {
 			sum.Currency, sum.Provider = cur, OtherName(folded, "provider/service/account/model combination")
+			sum.Amount = amounts[cur].Value()
 		})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -43,24 +44,36 @@ func lastMonthTo(day time.Time) (first, same time.Time) {
 // morning after it, with the days after it left out.
 func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
 	lastStart, lastSame := lastMonthTo(day)
-	daily := map[string]map[time.Time]decimal.Decimal{}
+	// A day's rows are its groups (a dozen) or its total: added as a
+	// quantity.Sum per day, without allocating.
+	sums := map[string]map[time.Time]*quantity.Sum{}
 	for _, r := range rows {
 		if r.Day.Before(lastStart) || r.Day.After(day) {
 			continue // the chart's days, fetched in the same query
 		}
-		if daily[r.Currency] == nil {
-			daily[r.Currency] = map[time.Time]decimal.Decimal{}
+		if sums[r.Currency] == nil {
+			sums[r.Currency] = map[time.Time]*quantity.Sum{}
 		}
-		daily[r.Currency][r.Day] = daily[r.Currency][r.Day].Add(r.Amount)
+		sum := sums[r.Currency][r.Day]
+		if sum == nil {
+			sum = &quantity.Sum{}
+			sums[r.Currency][r.Day] = sum
+		}
+		sum.Add(r.Amount)
 	}
 	var cards []MonthCard
-	for _, cur := range slices.Sorted(maps.Keys(daily)) {
-		days := daily[cur]
+	for _, cur := range slices.Sorted(maps.Keys(sums)) {
+		days := make(map[time.Time]decimal.Decimal, len(sums[cur]))
+		for d, sum := range sums[cur] {
+			days[d] = sum.Value()
+		}
 		fc := budget.ForecastPeriod(budget.Monthly, day, today, days)
 		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(cur), LastMonthDay: lastSame}
+		var last quantity.Sum
 		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
-			card.LastMonth = card.LastMonth.Add(days[d])
+			last.Add(days[d])
 		}
+		card.LastMonth = last.Value()
 		cards = append(cards, card)
 	}
 	return cards

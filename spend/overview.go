@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -148,9 +149,16 @@ func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, 
 	}
 
 	o.Drivers = breakdown.Drivers
-	o.DriverTotals = map[string]decimal.Decimal{}
+	driverTotals := map[string]*quantity.Sum{}
 	for _, dr := range breakdown.Drivers {
-		o.DriverTotals[dr.Currency] = o.DriverTotals[dr.Currency].Add(dr.Amount)
+		if driverTotals[dr.Currency] == nil {
+			driverTotals[dr.Currency] = &quantity.Sum{}
+		}
+		driverTotals[dr.Currency].Add(dr.Amount)
+	}
+	o.DriverTotals = make(map[string]decimal.Decimal, len(driverTotals))
+	for cur, sum := range driverTotals {
+		o.DriverTotals[cur] = sum.Value()
 	}
 	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopModels)
 	return o
@@ -173,14 +181,21 @@ func Daily(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilte
 		return nil, nil, err
 	}
 	days := []DaySpend{}
-	totals := map[string]decimal.Decimal{}
+	sums := map[string]*quantity.Sum{}
 	for _, r := range rows {
 		if n := len(days); n == 0 || !days[n-1].Day.Equal(r.Day) || days[n-1].Currency != r.Currency {
 			days = append(days, DaySpend{Day: r.Day, Currency: r.Currency, Groups: map[string]decimal.Decimal{}})
 		}
 		g := days[len(days)-1].Groups
-		g[r.Group] = g[r.Group].Add(r.Amount)
-		totals[r.Currency] = totals[r.Currency].Add(r.Amount)
+		g[r.Group] = add(g[r.Group], r.Amount)
+		if sums[r.Currency] == nil {
+			sums[r.Currency] = &quantity.Sum{}
+		}
+		sums[r.Currency].Add(r.Amount)
+	}
+	totals := make(map[string]decimal.Decimal, len(sums))
+	for cur, sum := range sums {
+		totals[cur] = sum.Value()
 	}
 	return days, totals, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -82,11 +83,11 @@ func (s Series) Name(g string) string {
 
 // Total is the series' sum.
 func (s Series) Total() decimal.Decimal {
-	t := decimal.Zero
+	var t quantity.Sum
 	for _, v := range s.Totals {
-		t = t.Add(v)
+		t.Add(v)
 	}
-	return t
+	return t.Value()
 }
 
 // Index is the position of day in s.Days, or -1 when s does not cover it.
@@ -106,22 +107,30 @@ func (s Series) Index(day time.Time) int {
 // rows are grouped by. Currencies come in alphabetical order.
 func Build(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []Series {
 	n := budget.DaysBetween(from, to) + 1
-	byCur := map[string]*Series{}
-	groupTotals := map[string]map[string]decimal.Decimal{}
+	// The day totals and each group's total over the range add a term a
+	// row; quantity.Sum adds them without allocating.
+	type building struct {
+		s           *Series
+		totals      []quantity.Sum
+		groupTotals map[string]*quantity.Sum
+	}
+	byCur := map[string]*building{}
 	for _, r := range rows {
 		i := budget.DaysBetween(from, r.Day)
 		if i < 0 || i >= n {
 			continue
 		}
-		s := byCur[r.Currency]
-		if s == nil {
-			s = &Series{Currency: r.Currency, ByGroup: map[string][]decimal.Decimal{}, Totals: make([]decimal.Decimal, n), Dim: dim}
-			for d := 0; d < n; d++ {
-				s.Days = append(s.Days, budget.AddDays(from, d))
+		b := byCur[r.Currency]
+		if b == nil {
+			s := &Series{Currency: r.Currency, ByGroup: map[string][]decimal.Decimal{}, Totals: make([]decimal.Decimal, n),
+				Days: make([]time.Time, n), Dim: dim}
+			for d := range s.Days {
+				s.Days[d] = budget.AddDays(from, d)
 			}
-			byCur[r.Currency] = s
-			groupTotals[r.Currency] = map[string]decimal.Decimal{}
+			b = &building{s: s, totals: make([]quantity.Sum, n), groupTotals: map[string]*quantity.Sum{}}
+			byCur[r.Currency] = b
 		}
+		s := b.s
 		key := r.Group
 		if r.Other {
 			key = OtherGroup
@@ -131,15 +140,21 @@ func Build(rows []store.DaySpend, from, to time.Time, dim store.Dimension) []Ser
 		if g == nil {
 			g = make([]decimal.Decimal, n)
 			s.ByGroup[key] = g
+			b.groupTotals[key] = &quantity.Sum{}
 		}
 		g[i] = add(g[i], r.Amount)
-		s.Totals[i] = add(s.Totals[i], r.Amount)
-		groupTotals[r.Currency][key] = add(groupTotals[r.Currency][key], r.Amount)
+		b.totals[i].Add(r.Amount)
+		b.groupTotals[key].Add(r.Amount)
 	}
-	var out []Series
-	for cur, s := range byCur {
-		gt := groupTotals[cur]
-		for g := range s.ByGroup {
+	out := make([]Series, 0, len(byCur))
+	for _, b := range byCur {
+		s := b.s
+		for i := range b.totals {
+			s.Totals[i] = b.totals[i].Value()
+		}
+		gt := make(map[string]decimal.Decimal, len(b.groupTotals))
+		for g, sum := range b.groupTotals {
+			gt[g] = sum.Value()
 			s.Groups = append(s.Groups, g)
 		}
 		sort.Slice(s.Groups, func(i, j int) bool {

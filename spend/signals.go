@@ -28,7 +28,7 @@ func Median(vs []decimal.Decimal) decimal.Decimal {
 		return decimal.Zero
 	}
 	s := slices.Clone(vs)
-	slices.SortFunc(s, func(a, b decimal.Decimal) int { return a.Cmp(b) })
+	slices.SortFunc(s, quantity.Compare)
 	if len(s)%2 == 1 {
 		return s[len(s)/2]
 	}
@@ -80,14 +80,14 @@ func Anomalies(s Series, start int) []Anomaly {
 	for i := max(start, first+AnomalyWindow); i < len(s.Days); i++ {
 		base := Median(s.Totals[i-AnomalyWindow : i])
 		amount := s.Totals[i]
-		if !base.IsPositive() || amount.LessThanOrEqual(minimum) || amount.LessThanOrEqual(base.Mul(decimal.NewFromInt(AnomalyFactor))) {
+		if !base.IsPositive() || quantity.Compare(amount, minimum) <= 0 || quantity.Compare(amount, base.Mul(decimal.NewFromInt(AnomalyFactor))) <= 0 {
 			continue
 		}
 		a := Anomaly{Day: s.Days[i], Currency: s.Currency, Amount: amount, Baseline: base, Dim: s.Dim}
 		for _, g := range s.Groups {
 			vs := s.ByGroup[g]
 			gb := Median(vs[i-AnomalyWindow : i])
-			if vs[i].GreaterThan(gb) {
+			if quantity.Compare(vs[i], gb) > 0 {
 				a.Drivers = append(a.Drivers, Mover{Group: s.Name(g), Currency: s.Currency, Before: gb, After: vs[i]})
 			}
 		}
@@ -140,12 +140,14 @@ func Movers(s Series, end, span, limit int) []Mover {
 	for _, g := range s.Groups {
 		vs := s.ByGroup[g]
 		m := Mover{Group: s.Name(g), Currency: s.Currency}
+		var after, before quantity.Sum
 		for i := end - span + 1; i <= end; i++ {
-			m.After = m.After.Add(vs[i])
+			after.Add(vs[i])
 		}
 		for i := end - 2*span + 1; i <= end-span; i++ {
-			m.Before = m.Before.Add(vs[i])
+			before.Add(vs[i])
 		}
+		m.After, m.Before = after.Value(), before.Value()
 		if !m.Change().IsZero() {
 			out = append(out, m)
 		}

@@ -519,7 +519,9 @@ type plotMarker struct {
 // chartFor lays out one currency's chart: bars per group, the budgets in
 // that currency as lines, the anomalies as markers.
 func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget, sq spendQuery) currencyPlot {
-	p := currencyPlot{Currency: s.Currency, Series: []plotSeries{}, Budgets: []plotBudget{}, Anomalies: []plotMarker{}}
+	n := len(s.Days)
+	p := currencyPlot{Currency: s.Currency, Series: make([]plotSeries, 0, len(s.Groups)), Budgets: []plotBudget{}, Anomalies: []plotMarker{},
+		Days: make([]string, 0, n), Totals: make([]string, 0, n), Cumulative: make([]string, 0, n)}
 	cum := decimal.Zero
 	for i, day := range s.Days {
 		p.Days = append(p.Days, day.Format(time.DateOnly))
@@ -531,7 +533,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		p.Cumulative = append(p.Cumulative, quantity.FormatExact(cum))
 	}
 	for _, g := range s.Groups {
-		ps := plotSeries{Name: spend.GroupLabel(s.Dim, s.Name(g))}
+		ps := plotSeries{Name: spend.GroupLabel(s.Dim, s.Name(g)), Data: make([]string, 0, n)}
 		if g == spend.OtherGroup {
 			ps.OtherGroups = s.Other
 		}
