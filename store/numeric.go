@@ -73,7 +73,10 @@ func decodeNumeric(src []byte) (_ decimal.Decimal, ok bool) {
 		return decimal.Decimal{}, false
 	}
 	if ndigits == 0 {
-		return decimal.New(0, 0), true // zero reads as 0, whatever its scale
+		// Zero reads as 0, whatever its scale; the zero Decimal is that 0
+		// without a coefficient allocated (the breakdown's drivers read a
+		// zero of GPU-hours each).
+		return decimal.Decimal{}, true
 	}
 	var coef int64
 	for i := range ndigits {
