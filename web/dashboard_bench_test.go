@@ -1,7 +1,6 @@
 package web
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/shopspring/decimal"
 
