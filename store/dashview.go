@@ -19,6 +19,28 @@ func (s *Store) DashboardView(ctx context.Context, orgID, userID int64) (string,
 	return q, mapError("dashboard view", err)
 }
 
+// DashboardState is what the dashboard reads before it lays out a view.
+type DashboardState struct {
+	HasSpend bool   // the org has rolled-up spend
+	Version  string // SpendVersion
+	Saved    string // DashboardView: the view the user last looked at, or ""
+}
+
+// DashboardState reads orgID's DashboardState for userID (no saved view
+// when userID is 0) in one round trip: every dashboard request, the cached
+// ones too, asks all three first.
+func (s *Store) DashboardState(ctx context.Context, orgID, userID int64) (DashboardState, error) {
+	var st DashboardState
+	var imports, budgets string
+	err := s.q.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM daily_spend WHERE org_id = $1),
+			`+spendVersionColumns+`,
+			coalesce((SELECT query FROM dashboard_views WHERE org_id = $1 AND user_id = $2), '')`,
+		orgID, userID).Scan(&st.HasSpend, &imports, &budgets, &st.Saved)
+	st.Version = imports + "|" + budgets
+	return st, mapError("dashboard state", err)
+}
+
 // SaveDashboardView remembers query as the view userID last looked at in
 // orgID; saving the same view again writes nothing. Its commit does not
 // wait for the write-ahead log to reach disk (synchronous_commit off, for

@@ -821,8 +821,11 @@ func (s *Store) HasSpend(ctx context.Context, orgID int64) (bool, error) {
 // its cache on it.
 func (s *Store) SpendVersion(ctx context.Context, orgID int64) (string, error) {
 	var imports, budgets string
-	err := s.q.QueryRow(ctx, `
-		SELECT (SELECT count(*) || '/' || coalesce(max(finished_at)::text, '') FROM imports WHERE org_id = $1 AND status = 'succeeded'),
-			(SELECT count(*) || '/' || coalesce(max(updated_at)::text, '') FROM budgets WHERE org_id = $1)`, orgID).Scan(&imports, &budgets)
+	err := s.q.QueryRow(ctx, `SELECT `+spendVersionColumns, orgID).Scan(&imports, &budgets)
 	return imports + "|" + budgets, mapError("spend version", err)
 }
+
+// spendVersionColumns are SpendVersion's two parts, of org $1.
+const spendVersionColumns = `
+	(SELECT count(*) || '/' || coalesce(max(finished_at)::text, '') FROM imports WHERE org_id = $1 AND status = 'succeeded'),
+	(SELECT count(*) || '/' || coalesce(max(updated_at)::text, '') FROM budgets WHERE org_id = $1)`

@@ -54,11 +54,15 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	user := currentUser(c)
 	st := s.db(c)
 	format := c.QueryParam("format")
-	has, err := st.HasSpend(ctx, org.ID)
+	var userID int64
+	if user != nil {
+		userID = user.ID
+	}
+	state, err := st.DashboardState(ctx, org.ID, userID)
 	if err != nil {
 		return err
 	}
-	if !has && format == "" {
+	if !state.HasSpend && format == "" {
 		return render(c, http.StatusOK, views.DashboardEmpty(s.shell(c, "Dashboard", "dashboard")))
 	}
 	today := budget.Day(time.Now(), org.Location())
@@ -67,10 +71,7 @@ func (s *Server) handleDashboard(c echo.Context) error {
 		// /dashboard with no view in the URL: the view this person last
 		// looked at here, if it still reads (a saved view is only ever one
 		// parseSpendQuery accepted, but a range can have grown too long).
-		saved, err := st.DashboardView(ctx, org.ID, user.ID)
-		if err != nil {
-			return err
-		}
+		saved := state.Saved
 		if sv, err := url.ParseQuery(saved); err == nil && saved != "" {
 			// Nor one the plan's history window no longer reaches.
 			if _, err := s.viewQuery(org, sv, today); err == nil {
@@ -87,7 +88,7 @@ func (s *Server) handleDashboard(c echo.Context) error {
 			return err
 		}
 	}
-	d, err := s.dashboardView(ctx, st, org, sq, today)
+	d, err := s.dashboardView(ctx, st, org, sq, today, state.Version)
 	if err != nil {
 		return err
 	}
@@ -116,13 +117,9 @@ func (s *Server) viewQuery(org *store.Org, q url.Values, today time.Time) (spend
 	return sq, s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today)
 }
 
-// dashboardView is view sq of org's spend: from the cache, or computed
-// and kept there.
-func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time) (dashboardData, error) {
-	version, err := st.SpendVersion(ctx, org.ID)
-	if err != nil {
-		return dashboardData{}, err
-	}
+// dashboardView is view sq of org's spend at version (store.SpendVersion):
+// from the cache, or computed and kept there.
+func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, version string) (dashboardData, error) {
 	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
 	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
 	if d, ok := s.dashes.get(key); ok {
@@ -153,7 +150,11 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.dashboardView(ctx, s.db(c), org, sq, today)
+	version, err := s.db(c).SpendVersion(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, today, version)
 	if err != nil {
 		return err
 	}
