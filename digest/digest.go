@@ -191,7 +191,29 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (
 	day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	d := Digest{OrgID: org.ID, OrgSlug: org.Slug, OrgName: org.Name, Day: day,
 		Yesterday: day.Equal(Yesterday(time.Now(), org.Location()))}
-	rep, err := spend.Day(ctx, st, org.ID, day, store.DimProvider)
+	// The day's report, and the budgets, the hint and the savings, which
+	// do not depend on it, are read beside each other (store.Both: on a
+	// second connection when one is free), then the chart from both.
+	var (
+		rep spend.DayReport
+		all []store.Budget
+	)
+	err := st.Both(ctx, func(st *store.Store) (err error) {
+		rep, err = spend.Day(ctx, st, org.ID, day, store.DimProvider)
+		return err
+	}, func(st *store.Store) (err error) {
+		if all, err = st.Budgets(ctx, org.ID); err != nil {
+			return err
+		}
+		if d.Budgets, err = budgets(ctx, st, org, all, day); err != nil {
+			return err
+		}
+		if d.Hint, err = cheaperOption(ctx, st, org, day); err != nil {
+			return err
+		}
+		d.Savings, err = savingsFound(ctx, st, org, day)
+		return err
+	})
 	if err != nil {
 		return d, fmt.Errorf("digest: %w", err)
 	}
@@ -202,20 +224,7 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (
 	slices.SortStableFunc(d.Currencies, func(a, b Currency) int {
 		return spend.CompareCurrencies(org.Currency, a.Currency, b.Currency)
 	})
-	all, err := st.Budgets(ctx, org.ID)
-	if err != nil {
-		return d, fmt.Errorf("digest: %w", err)
-	}
-	if d.Budgets, err = budgets(ctx, st, org, all, day); err != nil {
-		return d, fmt.Errorf("digest: %w", err)
-	}
 	if d.Chart, err = chartData(ctx, st, org, day, d.Currencies, all); err != nil {
-		return d, fmt.Errorf("digest: %w", err)
-	}
-	if d.Hint, err = cheaperOption(ctx, st, org, day); err != nil {
-		return d, fmt.Errorf("digest: %w", err)
-	}
-	if d.Savings, err = savingsFound(ctx, st, org, day); err != nil {
 		return d, fmt.Errorf("digest: %w", err)
 	}
 	return d, nil
