@@ -18,14 +18,7 @@ func TestSumIsExact(t *testing.T) {
 		var s quantity.Sum
 		want := decimal.Zero
 		for range 1 + rng.IntN(300) {
-			coef := rng.Int64N(1 << uint(1+rng.IntN(62)))
-			if rng.IntN(3) == 0 {
-				coef = -coef
-			}
-			d := decimal.New(coef, int32(rng.IntN(40)-30))
-			if rng.IntN(50) == 0 {
-				d = d.Mul(decimal.RequireFromString("123456789012345678901234567890"))
-			}
+			d := randomDecimal(rng)
 			s.Add(d)
 			want = want.Add(d)
 		}
@@ -33,6 +26,20 @@ func TestSumIsExact(t *testing.T) {
 			t.Fatalf("round %d: sum %s, want %s", round, got, want)
 		}
 	}
+}
+
+// randomDecimal is a decimal of up to 62 bits of coefficient, either
+// sign, 30 places to 10 powers of ten, and now and then past 18 digits.
+func randomDecimal(rng *rand.Rand) decimal.Decimal {
+	coef := rng.Int64N(1 << uint(1+rng.IntN(62)))
+	if rng.IntN(2) == 0 {
+		coef = -coef
+	}
+	d := decimal.New(coef, int32(rng.IntN(40)-30))
+	if rng.IntN(40) == 0 {
+		d = d.Mul(decimal.RequireFromString("123456789012345678901234567890"))
+	}
+	return d
 }
 
 // TestCompareIsCmp compares random decimals of every size, sign and scale
@@ -45,15 +52,7 @@ func TestCompareIsCmp(t *testing.T) {
 		if rng.IntN(8) == 0 {
 			return decimal.New(0, int32(rng.IntN(20)-10))
 		}
-		coef := rng.Int64N(1 << uint(1+rng.IntN(62)))
-		if rng.IntN(2) == 0 {
-			coef = -coef
-		}
-		d := decimal.New(coef, int32(rng.IntN(40)-30))
-		if rng.IntN(30) == 0 {
-			d = d.Mul(decimal.RequireFromString("123456789012345678901234567890"))
-		}
-		return d
+		return randomDecimal(rng)
 	}
 	for range 20000 {
 		a, b := random(), random()
