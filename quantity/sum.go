@@ -76,3 +76,25 @@ func (s *Sum) Value() decimal.Decimal {
 	}
 	return s.big.Add(decimal.New(s.coef, s.exp))
 }
+
+// Sums are Sums by key (a currency, a day), each made on its first Add.
+type Sums[K comparable] map[K]*Sum
+
+// Add adds d to key's sum.
+func (s Sums[K]) Add(key K, d decimal.Decimal) {
+	sum := s[key]
+	if sum == nil {
+		sum = &Sum{}
+		s[key] = sum
+	}
+	sum.Add(d)
+}
+
+// Values are the sums by key.
+func (s Sums[K]) Values() map[K]decimal.Decimal {
+	out := make(map[K]decimal.Decimal, len(s))
+	for k, sum := range s {
+		out[k] = sum.Value()
+	}
+	return out
+}

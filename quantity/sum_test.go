@@ -74,3 +74,29 @@ func TestCompareIsCmp(t *testing.T) {
 		}
 	}
 }
+
+// TestSumsByKey adds random decimals under a few keys and compares each
+// key's value with decimal.Decimal.Add; a key never added has no value.
+func TestSumsByKey(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 8))
+	sums := quantity.Sums[string]{}
+	want := map[string]decimal.Decimal{}
+	for range 1000 {
+		k, d := []string{"USD", "EUR", "JPY"}[rng.IntN(3)], randomDecimal(rng)
+		sums.Add(k, d)
+		want[k] = want[k].Add(d)
+	}
+	got := sums.Values()
+	if len(got) != len(want) {
+		t.Fatalf("%d keys, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if !got[k].Equal(w) {
+			t.Errorf("%s: %s, want %s", k, got[k], w)
+		}
+	}
+	if _, ok := got["GBP"]; ok {
+		t.Error("a key never added has a value")
+	}
+}

@@ -13,14 +13,9 @@ import (
 func FoldDrivers(ds []store.Driver, n int) []store.Driver {
 	// Hundreds of drivers fold into a view's rest: added as a
 	// quantity.Sum per currency, named (and given its amount) at the end.
-	amounts := map[string]*quantity.Sum{}
+	amounts := quantity.Sums[string]{}
 	return foldRest(ds, n, func(d store.Driver) string { return d.Currency },
-		func(_ *store.Driver, d store.Driver) {
-			if amounts[d.Currency] == nil {
-				amounts[d.Currency] = &quantity.Sum{}
-			}
-			amounts[d.Currency].Add(d.Amount)
-		},
+		func(_ *store.Driver, d store.Driver) { amounts.Add(d.Currency, d.Amount) },
 		func(sum *store.Driver, cur string, folded int) {
 			sum.Currency, sum.Provider = cur, OtherName(folded, "provider/service/account/model combination")
 			sum.Amount = amounts[cur].Value()

@@ -46,27 +46,19 @@ func monthCards(rows []store.DaySpend, day, today time.Time) []MonthCard {
 	lastStart, lastSame := lastMonthTo(day)
 	// A day's rows are its groups (a dozen) or its total: added as a
 	// quantity.Sum per day, without allocating.
-	sums := map[string]map[time.Time]*quantity.Sum{}
+	sums := map[string]quantity.Sums[time.Time]{}
 	for _, r := range rows {
 		if r.Day.Before(lastStart) || r.Day.After(day) {
 			continue // the chart's days, fetched in the same query
 		}
 		if sums[r.Currency] == nil {
-			sums[r.Currency] = map[time.Time]*quantity.Sum{}
+			sums[r.Currency] = quantity.Sums[time.Time]{}
 		}
-		sum := sums[r.Currency][r.Day]
-		if sum == nil {
-			sum = &quantity.Sum{}
-			sums[r.Currency][r.Day] = sum
-		}
-		sum.Add(r.Amount)
+		sums[r.Currency].Add(r.Day, r.Amount)
 	}
 	var cards []MonthCard
 	for _, cur := range slices.Sorted(maps.Keys(sums)) {
-		days := make(map[time.Time]decimal.Decimal, len(sums[cur]))
-		for d, sum := range sums[cur] {
-			days[d] = sum.Value()
-		}
+		days := sums[cur].Values()
 		fc := budget.ForecastPeriod(budget.Monthly, day, today, days)
 		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, Method: fc.Method(cur), LastMonthDay: lastSame}
 		var last quantity.Sum

@@ -149,17 +149,11 @@ func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, 
 	}
 
 	o.Drivers = breakdown.Drivers
-	driverTotals := map[string]*quantity.Sum{}
+	driverTotals := quantity.Sums[string]{}
 	for _, dr := range breakdown.Drivers {
-		if driverTotals[dr.Currency] == nil {
-			driverTotals[dr.Currency] = &quantity.Sum{}
-		}
-		driverTotals[dr.Currency].Add(dr.Amount)
+		driverTotals.Add(dr.Currency, dr.Amount)
 	}
-	o.DriverTotals = make(map[string]decimal.Decimal, len(driverTotals))
-	for cur, sum := range driverTotals {
-		o.DriverTotals[cur] = sum.Value()
-	}
+	o.DriverTotals = driverTotals.Values()
 	o.GPUs, o.Models = breakdown.GPUs, FoldModels(breakdown.Models, TopModels)
 	return o
 }
@@ -181,21 +175,14 @@ func Daily(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilte
 		return nil, nil, err
 	}
 	days := []DaySpend{}
-	sums := map[string]*quantity.Sum{}
+	totals := quantity.Sums[string]{}
 	for _, r := range rows {
 		if n := len(days); n == 0 || !days[n-1].Day.Equal(r.Day) || days[n-1].Currency != r.Currency {
 			days = append(days, DaySpend{Day: r.Day, Currency: r.Currency, Groups: map[string]decimal.Decimal{}})
 		}
 		g := days[len(days)-1].Groups
 		g[r.Group] = add(g[r.Group], r.Amount)
-		if sums[r.Currency] == nil {
-			sums[r.Currency] = &quantity.Sum{}
-		}
-		sums[r.Currency].Add(r.Amount)
+		totals.Add(r.Currency, r.Amount)
 	}
-	totals := make(map[string]decimal.Decimal, len(sums))
-	for cur, sum := range sums {
-		totals[cur] = sum.Value()
-	}
-	return days, totals, nil
+	return days, totals.Values(), nil
 }

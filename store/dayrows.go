@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/shopspring/decimal"
 )
 
 // collectDaySpend reads rows of (day date, currency text, group text,
@@ -21,7 +20,7 @@ import (
 // largest share of a cold view's CPU. Here the values are decoded from their
 // wire form, the names kept once per read, and the slice sized to hint.
 // Rows in a form not expected (a text-format column, a numeric beyond
-// int64) take Scan's path, value by value, so the result is the same.
+// int64) take Scan's path, row by row, so the result is the same.
 func collectDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
@@ -107,14 +106,12 @@ func scanDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
 
 func scanDaySpendRow(rows pgx.Rows) (DaySpend, error) {
 	var d DaySpend
-	var amount decimal.Decimal
 	var err error
 	if len(rows.FieldDescriptions()) > 5 {
-		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &amount, &d.Other, &d.OtherGroups)
+		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other, &d.OtherGroups)
 	} else {
-		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &amount, &d.Other)
+		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other)
 	}
-	d.Amount = amount
 	if !d.Other {
 		d.OtherGroups = 0 // counted on Other rows only
 	}
