@@ -83,3 +83,11 @@ func ForEachPlannedOnce(ctx context.Context, s *Store, query string, args []any,
 // CollectDaySpend and ScanDaySpend read day rows from the wire and through
 // Scan, for their test.
 var CollectDaySpend, ScanDaySpend = collectDaySpend, scanDaySpend
+
+// Settings are the role and org s's connection runs as, and how many orgs
+// it sees, for the pool's warming test.
+func Settings(ctx context.Context, s *Store) (role, org string, orgs int, err error) {
+	err = s.q.QueryRow(ctx, `SELECT current_setting('role'), coalesce(current_setting('burnrate.org_id', true), ''), (SELECT count(*) FROM orgs)`).
+		Scan(&role, &org, &orgs)
+	return role, org, orgs, err
+}

@@ -46,7 +46,6 @@ type Store struct {
 
 type fence struct{ org, user int64 }
 
-// Open connects to the database at url, registering the decimal type so that
 // Answers reports whether a Postgres at url accepts a connection within
 // three seconds.
 func Answers(ctx context.Context, url string) bool {
@@ -60,8 +59,34 @@ func Answers(ctx context.Context, url string) bool {
 	return true
 }
 
+// Open connects to the database at url, registering the decimal type so that
 // numeric columns scan into decimal.Decimal.
 func Open(ctx context.Context, url string) (*Store, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// Options are what a long-running process (burnrate serve, worker) asks of
+// its pool beyond Open's; Open's are the zero value.
+type Options struct {
+	// MinConns connections are opened in the background at start and kept
+	// open, unless the URL sets pool_min_conns; no more than the pool's
+	// size. A pool that connects only when asked makes the first requests
+	// that need several connections at once wait for them: connecting
+	// costs tens of milliseconds, and a dashboard view that finds no
+	// second connection at once reads its two halves one after the other.
+	MinConns int32
+	// Warm, when set, runs on every new connection before the pool hands
+	// it out, as the role requests run as, fenced to no org (row-level
+	// security shows it no rows). It asks the statements the connection
+	// will serve most, so that Postgres reads the catalog and plans them
+	// then and not in a user's request: a new connection's first
+	// dashboard view took three times as long as the next. An error is
+	// Warm's to report; the connection is used all the same.
+	Warm func(ctx context.Context, st *Store)
+}
+
+// OpenWith is Open with opts.
+func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: parse database url: %w", err)
@@ -82,9 +107,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
 		return p.IdleDuration > time.Second || connHasInput(p.Conn.PgConn().Conn())
 	}
+	if opts.MinConns > 0 && !strings.Contains(url, "pool_min_conns") {
+		cfg.MinConns = min(opts.MinConns, cfg.MaxConns)
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		RegisterTypes(c.TypeMap())
-		return nil
+		if opts.Warm == nil {
+			return nil
+		}
+		return warm(ctx, c, opts.Warm)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -194,18 +225,40 @@ func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Sto
 
 // set fences a connection to f's org and user.
 func (f *fence) set(ctx context.Context) func(*pgxpool.Conn) error {
-	// The ids are integers, so formatting them into the statement is safe;
-	// it lets the settings travel in one round trip.
-	user := ""
-	if f.user != 0 {
-		user = strconv.FormatInt(f.user, 10)
-	}
-	set := "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(f.org, 10) + "', false), " +
-		"set_config('burnrate.user_id', '" + user + "', false)"
+	set := f.sql()
 	return func(c *pgxpool.Conn) error {
 		_, err := c.Exec(ctx, set)
 		return err
 	}
+}
+
+// sql is the statement that fences a connection to f's org and user. The
+// ids are integers, so formatting them into the statement is safe; it lets
+// the settings travel in one round trip.
+func (f *fence) sql() string {
+	user := ""
+	if f.user != 0 {
+		user = strconv.FormatInt(f.user, 10)
+	}
+	return "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(f.org, 10) + "', false), " +
+		"set_config('burnrate.user_id', '" + user + "', false)"
+}
+
+// unfenceSQL resets what fence.sql set.
+const unfenceSQL = "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"
+
+// warm runs fn on a new connection c, fenced to org 0, which no org has
+// (Options.Warm), and resets c after. A connection whose reset fails is
+// not handed out.
+func warm(ctx context.Context, c *pgx.Conn, fn func(context.Context, *Store)) error {
+	if _, err := c.Exec(ctx, (&fence{}).sql()); err != nil {
+		return fmt.Errorf("store: warm a new connection: %w", err)
+	}
+	fn(ctx, &Store{q: c})
+	if _, err := c.Exec(ctx, unfenceSQL); err != nil {
+		return fmt.Errorf("store: warm a new connection: %w", err)
+	}
+	return nil
 }
 
 // unfence resets a fenced connection and returns it to the pool.
@@ -215,7 +268,7 @@ func unfence(conn *pgxpool.Conn) {
 	// so that a server that stopped answering cannot keep it forever.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := conn.Exec(ctx, "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"); err != nil {
+	if _, err := conn.Exec(ctx, unfenceSQL); err != nil {
 		conn.Conn().Close(ctx)
 	}
 	conn.Release()

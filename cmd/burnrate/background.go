@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"runtime"
 
 	"github.com/riverqueue/river"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/schedule"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -98,7 +100,7 @@ func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name stri
 	if err := flag.NewFlagSet(name, flag.ContinueOnError).Parse(args); err != nil {
 		return nil, nil, err
 	}
-	db, err := openDatabase(ctx, cfg, log, cfg.RunMigrations)
+	db, err := openDatabaseWith(ctx, cfg, log, cfg.RunMigrations, poolOptions(log))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,6 +111,21 @@ func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name stri
 	}
 	logMailConfig(cfg, log)
 	return db, bg, nil
+}
+
+// poolOptions keep a server's connections open and ready: a few per CPU
+// (a dashboard view holds two at once), opened at start, each new one
+// warmed with the dashboard's reads before it serves a request
+// (docs/operations.md, "Database connections").
+func poolOptions(log *slog.Logger) store.Options {
+	return store.Options{
+		MinConns: int32(min(4*runtime.NumCPU(), 32)),
+		Warm: func(ctx context.Context, st *store.Store) {
+			if err := spend.Warm(ctx, st); err != nil && ctx.Err() == nil {
+				log.Warn("cannot warm a new database connection", slog.Any("error", err))
+			}
+		},
+	}
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.

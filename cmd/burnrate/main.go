@@ -150,6 +150,12 @@ type database struct {
 // applies migrations when allowed (always for the private cluster, which
 // nobody else manages).
 func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate bool) (*database, error) {
+	return openDatabaseWith(ctx, cfg, log, migrate, store.Options{})
+}
+
+// openDatabaseWith is openDatabase with the pool's options (a long-running
+// process's).
+func openDatabaseWith(ctx context.Context, cfg Config, log *slog.Logger, migrate bool, opts store.Options) (*database, error) {
 	db := &database{url: cfg.DatabaseURL}
 	if db.url == "" {
 		url, stop, err := privatePostgres(ctx, cfg, log)
@@ -168,7 +174,7 @@ func openDatabase(ctx context.Context, cfg Config, log *slog.Logger, migrate boo
 		db.close()
 		return nil, err
 	}
-	st, err := store.Open(ctx, db.url)
+	st, err := store.OpenWith(ctx, db.url, opts)
 	if err != nil {
 		db.close()
 		return nil, err
