@@ -305,14 +305,10 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusUnauthorized, "missing API token: send Authorization: Bearer <token> (create one under Settings → API tokens)")
 		}
 		ctx := c.Request().Context()
-		tok, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
+		_, org, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
 		if errors.Is(err, store.ErrNotFound) {
 			return echo.NewHTTPError(http.StatusUnauthorized, "invalid or revoked API token")
 		}
-		if err != nil {
-			return err
-		}
-		org, err := s.store.Org(ctx, tok.OrgID)
 		if err != nil {
 			return err
 		}

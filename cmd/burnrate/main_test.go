@@ -95,7 +95,7 @@ func TestOrgCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tok, err := st.APITokenBySecret(context.Background(), got.APIToken)
+	tok, _, err := st.APITokenBySecret(context.Background(), got.APIToken)
 	if err != nil {
 		t.Fatalf("the printed token does not work: %v", err)
 	}
