@@ -22,12 +22,30 @@ import (
 // Rows in a form not expected (a text-format column, a numeric beyond
 // int64) take Scan's path, row by row, so the result is the same.
 func collectDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
+	out, _, err := readDaySpend(rows, hint, false)
+	return out, err
+}
+
+// collectDaySpendCharges is collectDaySpend over rows whose sixth column
+// is not other_groups but each row's count of charges (int8), returned
+// beside them, in the same order.
+func collectDaySpendCharges(rows pgx.Rows, hint int) ([]DaySpend, []int64, error) {
+	return readDaySpend(rows, hint, true)
+}
+
+// readDaySpend is collectDaySpend, or with charges collectDaySpendCharges.
+func readDaySpend(rows pgx.Rows, hint int, charges bool) ([]DaySpend, []int64, error) {
 	defer rows.Close()
 	fds := rows.FieldDescriptions()
-	if len(fds) < 5 || !binaryColumns(fds, pgtype.DateOID, pgtype.TextOID, pgtype.TextOID, pgtype.NumericOID, pgtype.BoolOID) {
-		return scanDaySpend(rows, hint)
+	if len(fds) < 5 || !binaryColumns(fds, pgtype.DateOID, pgtype.TextOID, pgtype.TextOID, pgtype.NumericOID, pgtype.BoolOID) ||
+		(charges && (len(fds) < 6 || !binaryColumns(fds[5:], pgtype.Int8OID))) {
+		return scanDaySpend(rows, hint, charges)
 	}
-	withCount := len(fds) > 5
+	withCount := len(fds) > 5 && !charges
+	var counts []int64
+	if charges {
+		counts = make([]int64, 0, hint)
+	}
 	names := map[string]string{}
 	name := func(b []byte) string {
 		if s, ok := names[string(b)]; ok {
@@ -43,27 +61,33 @@ func collectDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
 		var d DaySpend
 		day, ok := decodeDate(raw[0])
 		amount, okAmount := decodeNumeric(raw[3])
-		if !ok || !okAmount || len(raw[4]) != 1 || raw[1] == nil || raw[2] == nil {
+		if !ok || !okAmount || len(raw[4]) != 1 || raw[1] == nil || raw[2] == nil || (charges && len(raw[5]) != 8) {
 			// NULLs, infinite days, numerics beyond int64: Scan says what
 			// they are, or fails as it always has.
-			var err error
-			if d, err = scanDaySpendRow(rows); err != nil {
-				return nil, err
+			d, n, err := scanDaySpendRow(rows, charges)
+			if err != nil {
+				return nil, nil, err
 			}
 			out = append(out, d)
+			if charges {
+				counts = append(counts, n)
+			}
 			continue
 		}
 		d.Day, d.Currency, d.Group, d.Amount, d.Other = day, name(raw[1]), name(raw[2]), amount, raw[4][0] != 0
 		if withCount && d.Other {
 			var n int
 			if err := rows.Scan(nil, nil, nil, nil, nil, &n); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			d.OtherGroups = n
 		}
+		if charges {
+			counts = append(counts, int64(binary.BigEndian.Uint64(raw[5])))
+		}
 		out = append(out, d)
 	}
-	return out, rows.Err()
+	return out, counts, rows.Err()
 }
 
 // binaryColumns reports whether fds start with columns of types oids, each
@@ -91,31 +115,38 @@ func decodeDate(src []byte) (time.Time, bool) {
 	return time.Date(2000, 1, 1+int(days), 0, 0, 0, 0, time.UTC), true
 }
 
-// scanDaySpend is collectDaySpend through Scan.
-func scanDaySpend(rows pgx.Rows, hint int) ([]DaySpend, error) {
+// scanDaySpend is readDaySpend through Scan.
+func scanDaySpend(rows pgx.Rows, hint int, charges bool) ([]DaySpend, []int64, error) {
 	out := make([]DaySpend, 0, hint)
+	var counts []int64
 	for rows.Next() {
-		d, err := scanDaySpendRow(rows)
+		d, n, err := scanDaySpendRow(rows, charges)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, d)
+		if charges {
+			counts = append(counts, n)
+		}
 	}
-	return out, rows.Err()
+	return out, counts, rows.Err()
 }
 
-func scanDaySpendRow(rows pgx.Rows) (DaySpend, error) {
-	var d DaySpend
-	var err error
-	if len(rows.FieldDescriptions()) > 5 {
+// scanDaySpendRow scans one row; with charges, its sixth column is the
+// row's count of charges, returned as n.
+func scanDaySpendRow(rows pgx.Rows, charges bool) (d DaySpend, n int64, err error) {
+	switch {
+	case charges:
+		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other, &n)
+	case len(rows.FieldDescriptions()) > 5:
 		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other, &d.OtherGroups)
-	} else {
+	default:
 		err = rows.Scan(&d.Day, &d.Currency, &d.Group, &d.Amount, &d.Other)
 	}
 	if !d.Other {
 		d.OtherGroups = 0 // counted on Other rows only
 	}
-	return d, err
+	return d, n, err
 }
 
 // days is how many days f spans (at least one): the start of a guess at

@@ -80,9 +80,9 @@ func ForEachPlannedOnce(ctx context.Context, s *Store, query string, args []any,
 	return s.forEachPlannedOnce(ctx, query, args, scans, fn)
 }
 
-// CollectDaySpend and ScanDaySpend read day rows from the wire and through
+// ReadDaySpend and ScanDaySpend read day rows from the wire and through
 // Scan, for their test.
-var CollectDaySpend, ScanDaySpend = collectDaySpend, scanDaySpend
+var ReadDaySpend, ScanDaySpend = readDaySpend, scanDaySpend
 
 // Settings are the role and org s's connection runs as, and how many orgs
 // it sees, for the pool's warming test.
