@@ -726,6 +726,7 @@ type driverPeriods struct {
 // "-", taken away.
 type periodRead struct {
 	grain, sign, starts string
+	days                string // the parameter: "$n::date[]"
 }
 
 // reads lists p's reads, each one's periods appended to args. With all,
@@ -743,7 +744,8 @@ func (p driverPeriods) reads(args *[]any, all bool) []periodRead {
 			continue
 		}
 		*args = append(*args, r.periods)
-		out = append(out, periodRead{grain: r.grain, sign: r.sign, starts: "ANY($" + strconv.Itoa(len(*args)) + "::date[])"})
+		days := "$" + strconv.Itoa(len(*args)) + "::date[]"
+		out = append(out, periodRead{grain: r.grain, sign: r.sign, starts: "ANY(" + days + ")", days: days})
 	}
 	return out
 }
@@ -753,7 +755,13 @@ func (p driverPeriods) reads(args *[]any, all bool) []periodRead {
 // months, daily_spend_by's days. The org is $1.
 func (r periodRead) spendBy(cond string) string {
 	if r.grain == "day" {
-		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts
+		// The days' first and last bound them as a range too: planned
+		// once for every list of days, day = ANY alone made the index led
+		// by the value look cheaper than the primary key, led by the day,
+		// and each read scanned all of a dimension's rows (a millisecond
+		// each, for a few dozen rows).
+		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts +
+			` AND day BETWEEN (SELECT min(d) FROM unnest(` + r.days + `) d) AND (SELECT max(d) FROM unnest(` + r.days + `) d)`
 	}
 	return `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + r.starts + ` AND ` + cond
 }
