@@ -225,14 +225,23 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 		return s.spendByDayTopRollup(ctx, orgID, f, group, top)
 	}
 	var query string
-	if group == "" || top.N <= 0 {
+	switch {
+	case (group == "" || top.N <= 0) && table == "daily_spend_by":
+		// A row per day, value and currency already (its primary key):
+		// nothing to sum. The aggregate took two thirds of a 90-day read.
+		query = `
+		SELECT day, currency, ` + groupCol + `, ` + f.Cost.column() + `, false, 0
+		FROM daily_spend_by
+		WHERE ` + where + `
+		ORDER BY 1, 2, 4 DESC, 3`
+	case group == "" || top.N <= 0:
 		query = `
 		SELECT day, currency, ` + groupCol + `, sum(` + f.Cost.column() + `), false, 0
 		FROM ` + table + `
 		WHERE ` + where + `
 		GROUP BY 1, 2, 3
 		ORDER BY 1, 2, 4 DESC, 3`
-	} else {
+	default:
 		args = append(args, top.N, top.From, top.To)
 		n, from, to := "$"+strconv.Itoa(len(args)-2), "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
 		// Groups are ranked by their spend in the limit's days, per
