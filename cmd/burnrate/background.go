@@ -100,7 +100,7 @@ func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name stri
 	if err := flag.NewFlagSet(name, flag.ContinueOnError).Parse(args); err != nil {
 		return nil, nil, err
 	}
-	db, err := openDatabaseWith(ctx, cfg, log, cfg.RunMigrations, poolOptions(log))
+	db, err := openDatabaseWith(ctx, cfg, log, cfg.RunMigrations, poolOptions(log, name == "serve"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,19 +113,20 @@ func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name stri
 	return db, bg, nil
 }
 
-// poolOptions keep a server's connections open and ready: a few per CPU
-// (a dashboard view holds two at once), opened at start, each new one
-// warmed with the dashboard's reads before it serves a request
-// (docs/operations.md, "Database connections").
-func poolOptions(log *slog.Logger) store.Options {
-	return store.Options{
-		MinConns: int32(min(4*runtime.NumCPU(), 32)),
-		Warm: func(ctx context.Context, st *store.Store) {
+// poolOptions keep a long-running process's connections open and ready: a
+// few per CPU (a dashboard view holds two at once), opened at start; a web
+// server's are each warmed with the dashboard's reads before they serve a
+// request (docs/operations.md, "Database connections").
+func poolOptions(log *slog.Logger, web bool) store.Options {
+	opts := store.Options{MinConns: int32(min(4*runtime.NumCPU(), 32))}
+	if web {
+		opts.Warm = func(ctx context.Context, st *store.Store) {
 			if err := spend.Warm(ctx, st); err != nil && ctx.Err() == nil {
 				log.Warn("cannot warm a new database connection", slog.Any("error", err))
 			}
-		},
+		}
 	}
+	return opts
 }
 
 // outboxMailer hands the notifier's email to the outbox, as the org's mail.
