@@ -609,7 +609,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		for _, r := range p.reads(&args, drivers == 0) {
 			driverArms = append(driverArms, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
 				`+r.sign+`rows AS rows
-			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+r.starts)
+			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+r.starts())
 			facets = append(facets, `SELECT dim, value, currency, `+r.sign+cost+` AS cost, `+r.sign+`gpu_hours AS gpu_hours,
 				`+r.sign+`input_tokens AS input_tokens, `+r.sign+`output_tokens AS output_tokens,
 				`+r.sign+`cached_tokens AS cached_tokens, `+r.sign+`requests AS requests, `+r.sign+`rows AS rows
@@ -771,13 +771,15 @@ type driverPeriods struct {
 	minusWeeks, minusDays []time.Time
 }
 
-// periodRead is one read of a driverPeriods: the periods of one grain
-// (a query parameter, starts is "ANY($n::date[])"), added or, with sign
-// "-", taken away.
+// periodRead is one read of a driverPeriods: the periods of one grain,
+// the query parameter param ("$n::date[]"), added or, with sign "-", taken
+// away.
 type periodRead struct {
-	grain, sign, starts string
-	days                string // the parameter: "$n::date[]"
+	grain, sign, param string
 }
+
+// starts matches the read's periods by their first days.
+func (r periodRead) starts() string { return "ANY(" + r.param + ")" }
 
 // reads lists p's reads, each one's periods appended to args. With all,
 // empty ones too: every range then asks the same statement, which each
@@ -794,8 +796,7 @@ func (p driverPeriods) reads(args *[]any, all bool) []periodRead {
 			continue
 		}
 		*args = append(*args, r.periods)
-		days := "$" + strconv.Itoa(len(*args)) + "::date[]"
-		out = append(out, periodRead{grain: r.grain, sign: r.sign, starts: "ANY(" + days + ")", days: days})
+		out = append(out, periodRead{grain: r.grain, sign: r.sign, param: "$" + strconv.Itoa(len(*args)) + "::date[]"})
 	}
 	return out
 }
@@ -810,10 +811,10 @@ func (r periodRead) spendBy(cond string) string {
 		// by the value look cheaper than the primary key, led by the day,
 		// and each read scanned all of a dimension's rows (a millisecond
 		// each, for a few dozen rows).
-		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts +
-			` AND day BETWEEN (SELECT min(d) FROM unnest(` + r.days + `) d) AND (SELECT max(d) FROM unnest(` + r.days + `) d)`
+		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts() +
+			` AND day BETWEEN (SELECT min(d) FROM unnest(` + r.param + `) d) AND (SELECT max(d) FROM unnest(` + r.param + `) d)`
 	}
-	return `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + r.starts + ` AND ` + cond
+	return `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + r.starts() + ` AND ` + cond
 }
 
 func (p driverPeriods) count() int {
