@@ -238,18 +238,17 @@ func (b Budget) chargesWhere(from, to time.Time, loc *time.Location, args *[]any
 // from..to (both included, in loc) by provider, service, account and model,
 // and returns the limit largest, largest first. Like BudgetSpendByDay, a
 // scope with tags is summed from charges. A scope of provider, service,
-// account and model alone (or none) is read from period_drivers, which
-// keeps exactly those sums per day, week and month, as the range's whole
-// months, whole weeks and other days (as the dashboard's drivers are): a
-// month to date is a few hundred rows, not every combination of every day.
+// account and model alone (or none) is read from month_to_date_drivers,
+// which keeps exactly those sums, a few days' months to date added and
+// taken away (as the dashboard's drivers are): a month to date is one
+// day's few hundred rows, not every combination of every day.
 // Any other scope is summed from daily_spend.
 func (s *Store) BudgetDrivers(ctx context.Context, orgID int64, b Budget, from, to time.Time, loc *time.Location, limit int) ([]Driver, error) {
 	args := []any{orgID}
 	var query string
 	if sc := b.Scope; len(sc.Tags) == 0 && sc.Team == "" && sc.Source == "" {
-		months, weeks, days := driverSpans(from, to)
-		args = append(args, months, weeks, days, b.Currency)
-		cond := "org_id = $1 AND currency = $5"
+		args = append(args, b.Currency)
+		cond := "org_id = $1 AND currency = $2"
 		for _, dv := range []struct{ col, v string }{{"provider", sc.Provider}, {"service", sc.Service},
 			{"sub_account", sc.Account}, {"model", sc.Model}} {
 			if dv.v != "" {
@@ -257,17 +256,15 @@ func (s *Store) BudgetDrivers(ctx context.Context, orgID int64, b Budget, from, 
 				cond += " AND " + dv.col + " = $" + strconv.Itoa(len(args))
 			}
 		}
+		var arms []string
+		for _, r := range monthToDateReads(from, to).reads(&args, false) {
+			arms = append(arms, `SELECT provider, service, sub_account, model, currency, `+r.sign+`billed AS billed
+			FROM month_to_date_drivers WHERE `+cond+` AND `+r.days())
+		}
 		query = `
 		SELECT provider, service, sub_account, model, currency, sum(billed) AS amount
 		FROM (
-			SELECT provider, service, sub_account, model, currency, billed
-			FROM period_drivers WHERE ` + cond + ` AND grain = 'month' AND start = ANY($2::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, billed
-			FROM period_drivers WHERE ` + cond + ` AND grain = 'week' AND start = ANY($3::date[])
-			UNION ALL
-			SELECT provider, service, sub_account, model, currency, billed
-			FROM period_drivers WHERE ` + cond + ` AND grain = 'day' AND start = ANY($4::date[])
+			` + strings.Join(arms, "\n\t\t\tUNION ALL\n\t\t\t") + `
 		) d
 		GROUP BY 1, 2, 3, 4, 5`
 	} else if len(sc.Tags) == 0 {

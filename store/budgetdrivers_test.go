@@ -14,7 +14,7 @@ import (
 )
 
 // TestBudgetDriversEqualDailySpend: a budget's drivers, read from
-// period_drivers for scopes of provider, service, account and model, are
+// month_to_date_drivers for scopes of provider, service, account and model, are
 // the sums of daily_spend over the same days, scope and currency, driver
 // by driver and in the same order, for spans within a week, across weeks
 // and months, and of whole months; team scopes (read from daily_spend)

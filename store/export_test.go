@@ -58,13 +58,10 @@ func (s *rowsSource) Next() bool      { s.i++; return s.i <= len(s.rows) }
 func (s *rowsSource) Charge() *Charge { return &s.rows[s.i-1] }
 func (s *rowsSource) Err() error      { return nil }
 
-// DriverSpans is driverSpans, for tests.
-var DriverSpans = driverSpans
-
-// DriverReads is driverReads, as its added and subtracted periods.
-func DriverReads(from, to time.Time) (months, weeks, days, minusWeeks, minusDays []time.Time) {
-	p := driverReads(from, to)
-	return p.months, p.weeks, p.days, p.minusWeeks, p.minusDays
+// MonthToDateReads is monthToDateReads, as its added and subtracted days.
+func MonthToDateReads(from, to time.Time) (plus, minus []time.Time) {
+	p := monthToDateReads(from, to)
+	return p.plus, p.minus
 }
 
 // SetGPURollupMaxKeys sets how many keys an import's GPU rollup holds in

@@ -289,9 +289,9 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 
 // spendByDayTopRollup is SpendByDayTop on daily_spend_by, unfiltered, in
 // two steps that aggregate little. The groups are ranked first, a row per
-// group: its spend in the limit's days, summed from their whole months,
-// whole weeks and other days (period_spend_by, daily_spend_by, as the
-// breakdown reads them), and whether it has charges there; groups seen
+// group: its spend in the limit's days, summed from a few days' months to
+// date (month_to_date_spend_by, as the breakdown reads it), and whether it
+// has charges there; groups seen
 // only on the other days of f rank as spending nothing, as before. Then
 // the top groups' rows are read as they are, and each day's rest is its
 // total (dim 'total') less its top groups, in amount and in charges: the
@@ -315,11 +315,7 @@ func (s *Store) spendByDayTopRollup(ctx context.Context, orgID int64, f SpendFil
 	// no periods, or has its first day after its last.
 	args := []any{orgID, dim}
 	var arms []string
-	var periods driverPeriods
-	if !from.After(to) {
-		periods = driverReads(from, to)
-	}
-	for _, r := range periods.reads(&args, true) {
+	for _, r := range monthToDateReads(from, to).reads(&args, true) {
 		arms = append(arms, `SELECT currency, value, `+r.sign+cost+` AS cost, `+r.sign+`rows AS rows
 			FROM `+r.spendBy("dim = $2"))
 	}
@@ -592,16 +588,15 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		ORDER BY 11 DESC`
 	if unfiltered(f) {
 		// No filter: the GPU types, models and the facets of one dimension
-		// each are sums over one dimension (period_spend_by, daily_spend_by),
-		// and only the drivers need combinations (four dimensions, not
-		// nine, period_drivers). Rows come in the shape of the grouping
+		// each are sums over one dimension (month_to_date_spend_by), and
+		// only the drivers need combinations (four dimensions, not nine,
+		// month_to_date_drivers). Rows come in the shape of the grouping
 		// sets above.
-		// Both halves read the range's whole months, whole weeks and other
-		// days, less the weeks and days of a month read whole that fall
-		// outside the range when that reads fewer periods (see
-		// driverReads): a key's charges (rows) then sum to zero exactly
-		// when it has none in the range, and a value with none is no facet.
-		p := driverReads(f.From, f.To)
+		// Both halves read a few days' months to date, added and taken
+		// away (monthToDateReads): a key's charges (rows) then sum to zero
+		// exactly when it has none in the range, and a value with none is
+		// no facet.
+		p := monthToDateReads(f.From, f.To)
 		cost := f.Cost.column()
 		const facetDims = `dim IN ('gpu_type', 'model', 'team', 'source', 'charge_category')`
 		args = args[:1]
@@ -609,7 +604,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 		for _, r := range p.reads(&args, drivers == 0) {
 			driverArms = append(driverArms, `SELECT provider, service, sub_account, model, currency, `+r.sign+cost+` AS cost,
 				`+r.sign+`rows AS rows
-			FROM period_drivers WHERE org_id = $1 AND grain = '`+r.grain+`' AND start = `+r.starts())
+			FROM `+r.drivers())
 			facets = append(facets, `SELECT dim, value, currency, `+r.sign+cost+` AS cost, `+r.sign+`gpu_hours AS gpu_hours,
 				`+r.sign+`input_tokens AS input_tokens, `+r.sign+`output_tokens AS output_tokens,
 				`+r.sign+`cached_tokens AS cached_tokens, `+r.sign+`requests AS requests, `+r.sign+`rows AS rows
@@ -738,122 +733,77 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 	return b, err
 }
 
-// driverSpans splits from..to (both included) into whole months, whole
-// ISO weeks (from Monday) and single days, each day in exactly one of them,
-// given by their first days: months where they fit, weeks where they fit
-// and take no whole month's day, days for the rest.
-func driverSpans(from, to time.Time) (months, weeks, days []time.Time) {
-	for d := from; !d.After(to); {
-		nextMonth := time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC)
-		if d.Day() == 1 && nextMonth.AddDate(0, 0, -1).Compare(to) <= 0 {
-			months = append(months, d)
-			d = nextMonth
-			continue
-		}
-		weekEnd := d.AddDate(0, 0, 6)
-		wholeMonthNext := nextMonth.AddDate(0, 1, -1).Compare(to) <= 0
-		if d.Weekday() == time.Monday && weekEnd.Compare(to) <= 0 && (weekEnd.Before(nextMonth) || !wholeMonthNext) {
-			weeks = append(weeks, d)
-			d = weekEnd.AddDate(0, 0, 1)
-			continue
-		}
-		days = append(days, d)
-		d = d.AddDate(0, 0, 1)
+// monthToDate are the days whose month-to-date rows (month_to_date_drivers,
+// month_to_date_spend_by) sum to a range: those of plus, less those of
+// minus.
+type monthToDate struct {
+	plus, minus []time.Time
+}
+
+// monthToDateReads gives the days whose month-to-date rows sum to from..to
+// (both included): the last day of each month from from's to the one
+// before to's, and to itself, less the day before from unless from is the
+// 1st. A range is so at most its months and one day more, wherever it
+// starts and ends (docs/data-model.md, "Rollups"). A range with its first
+// day after its last reads no day.
+func monthToDateReads(from, to time.Time) monthToDate {
+	var p monthToDate
+	if from.After(to) {
+		return p
 	}
-	return months, weeks, days
+	for m := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC); ; m = m.AddDate(0, 1, 0) {
+		end := m.AddDate(0, 1, -1)
+		if !end.Before(to) {
+			break
+		}
+		p.plus = append(p.plus, end)
+	}
+	p.plus = append(p.plus, to)
+	if from.Day() != 1 {
+		p.minus = append(p.minus, from.AddDate(0, 0, -1))
+	}
+	return p
 }
 
-// driverPeriods are the period_drivers rows a range's drivers are summed
-// from: those of months, weeks and days, less those of minusWeeks and
-// minusDays.
-type driverPeriods struct {
-	months, weeks, days   []time.Time
-	minusWeeks, minusDays []time.Time
-}
-
-// periodRead is one read of a driverPeriods: the periods of one grain,
-// the query parameter param ("$n::date[]"), added or, with sign "-", taken
-// away.
+// periodRead is one read of a monthToDate: its days added, or with sign
+// "-" taken away, the query parameter param ("$n::date[]").
 type periodRead struct {
-	grain, sign, param string
+	sign, param string
 }
 
-// starts matches the read's periods by their first days.
-func (r periodRead) starts() string { return "ANY(" + r.param + ")" }
+// days matches the read's days.
+func (r periodRead) days() string { return "day = ANY(" + r.param + ")" }
 
-// reads lists p's reads, each one's periods appended to args. With all,
-// empty ones too: every range then asks the same statement, which each
+// reads lists p's reads, each one's days appended to args. With all, an
+// empty one too: every range then asks the same statement, which each
 // connection parses and plans once (forEachPlannedOnce). Without, a
-// statement planned for each call's parameters leaves out the empty arms,
+// statement planned for each call's parameters leaves out the empty arm,
 // which would only cost planning time.
-func (p driverPeriods) reads(args *[]any, all bool) []periodRead {
+func (p monthToDate) reads(args *[]any, all bool) []periodRead {
 	var out []periodRead
 	for _, r := range []struct {
-		periods     []time.Time
-		grain, sign string
-	}{{p.months, "month", ""}, {p.weeks, "week", ""}, {p.days, "day", ""}, {p.minusWeeks, "week", "-"}, {p.minusDays, "day", "-"}} {
-		if len(r.periods) == 0 && !all {
+		days []time.Time
+		sign string
+	}{{p.plus, ""}, {p.minus, "-"}} {
+		if len(r.days) == 0 && !all {
 			continue
 		}
-		*args = append(*args, r.periods)
-		out = append(out, periodRead{grain: r.grain, sign: r.sign, param: "$" + strconv.Itoa(len(*args)) + "::date[]"})
+		*args = append(*args, r.days)
+		out = append(out, periodRead{sign: r.sign, param: "$" + strconv.Itoa(len(*args)) + "::date[]"})
 	}
 	return out
 }
 
-// spendBy is the FROM and WHERE of r's rows of the per-dimension rollups,
-// those matching cond (on dim and value): period_spend_by's weeks and
-// months, daily_spend_by's days. The org is $1.
+// drivers is the FROM and WHERE of r's rows of month_to_date_drivers. The
+// org is $1.
+func (r periodRead) drivers() string {
+	return `month_to_date_drivers WHERE org_id = $1 AND ` + r.days()
+}
+
+// spendBy is the FROM and WHERE of r's rows of month_to_date_spend_by,
+// those matching cond (on dim and value). The org is $1.
 func (r periodRead) spendBy(cond string) string {
-	if r.grain == "day" {
-		// The days' first and last bound them as a range too: planned
-		// once for every list of days, day = ANY alone made the index led
-		// by the value look cheaper than the primary key, led by the day,
-		// and each read scanned all of a dimension's rows (a millisecond
-		// each, for a few dozen rows).
-		return `daily_spend_by WHERE org_id = $1 AND ` + cond + ` AND day = ` + r.starts() +
-			` AND day BETWEEN (SELECT min(d) FROM unnest(` + r.param + `) d) AND (SELECT max(d) FROM unnest(` + r.param + `) d)`
-	}
-	return `period_spend_by WHERE org_id = $1 AND grain = '` + r.grain + `' AND start = ` + r.starts() + ` AND ` + cond
-}
-
-func (p driverPeriods) count() int {
-	return len(p.months) + len(p.weeks) + len(p.days) + len(p.minusWeeks) + len(p.minusDays)
-}
-
-// driverReads chooses the fewest periods that sum to from..to (both
-// included): the range's driverSpans, or those of the range widened to
-// the whole month of its first day, of its last day, or both, less the
-// driverSpans of the days added. Late in a month, say, the month less its
-// first day or two is three periods where the rest of it is a few weeks
-// and up to a dozen days.
-func driverReads(from, to time.Time) driverPeriods {
-	var best driverPeriods
-	best.months, best.weeks, best.days = driverSpans(from, to)
-	first := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
-	last := time.Date(to.Year(), to.Month()+1, 0, 0, 0, 0, 0, time.UTC)
-	for _, wide := range [][2]time.Time{{first, to}, {from, last}, {first, last}} {
-		if wide[0].Equal(from) && wide[1].Equal(to) {
-			continue
-		}
-		var p driverPeriods
-		p.months, p.weeks, p.days = driverSpans(wide[0], wide[1])
-		minus := func(a, b time.Time) {
-			_, weeks, days := driverSpans(a, b) // within a month and not all of it: no month
-			p.minusWeeks = append(p.minusWeeks, weeks...)
-			p.minusDays = append(p.minusDays, days...)
-		}
-		if wide[0].Before(from) {
-			minus(wide[0], from.AddDate(0, 0, -1))
-		}
-		if wide[1].After(to) {
-			minus(to.AddDate(0, 0, 1), wide[1])
-		}
-		if p.count() < best.count() {
-			best = p
-		}
-	}
-	return best
+	return `month_to_date_spend_by WHERE org_id = $1 AND ` + r.days() + ` AND ` + cond
 }
 
 // unfiltered reports whether f selects every dimension's values.

@@ -52,7 +52,7 @@ func BenchmarkSpendBreakdown(b *testing.B) {
 				// call) or plans each call for its parameters.
 				var generic, custom int64
 				if err := store.RawQueryRow(ctx, st, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)
-					FROM pg_prepared_statements WHERE statement LIKE '%FROM period_drivers%'`).Scan(&generic, &custom); err != nil {
+					FROM pg_prepared_statements WHERE statement LIKE '%FROM month_to_date_drivers%'`).Scan(&generic, &custom); err != nil {
 					return err
 				}
 				b.Logf("breakdown statement: %d generic plans, %d custom plans", generic, custom)

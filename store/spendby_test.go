@@ -25,10 +25,10 @@ type basisSource struct {
 func (s *basisSource) CostBasis() store.CostBasis { return s.basis }
 
 // wantSpendByMatchesCube fails unless daily_spend_by holds, for every
-// dimension, exactly the sums of daily_spend over the other eight,
-// period_drivers the sums of each day, week and month, and period_spend_by
-// daily_spend_by's of each week and month: the same keys (none left at
-// zero) and the same measures to the last digit.
+// dimension, exactly the sums of daily_spend over the other eight, and
+// month_to_date_drivers and month_to_date_spend_by their sums of each
+// day's month to date: the same keys (none left at zero) and the same
+// measures to the last digit.
 func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step string) {
 	t.Helper()
 	var missing, extra, keys int
@@ -57,18 +57,24 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 	if missing != 0 || extra != 0 {
 		t.Fatalf("%s: daily_spend_by differs from daily_spend: %d keys missing or different, %d extra (of %d)", step, missing, extra, keys)
 	}
+	// A day's month to date: the day and every earlier day of its month,
+	// joined on a calendar rather than spread as the triggers spread them.
+	const calendar = `(SELECT b.lo + i AS day
+			FROM (SELECT min(day) - 31 AS lo, max(day) + 31 AS hi FROM daily_spend WHERE org_id = $1) b,
+				generate_series(0, b.hi - b.lo) i) c
+			ON c.day >= d.day AND extract(year FROM c.day) = extract(year FROM d.day)
+				AND extract(month FROM c.day) = extract(month FROM d.day)`
 	err = st.Pool().QueryRow(context.Background(), `
 		WITH cube AS (
-			SELECT p.grain, p.start, provider, service, sub_account, model, currency,
-				sum(billed) AS billed, sum(effective) AS effective, sum(rows) AS rows
+			SELECT c.day, d.provider, d.service, d.sub_account, d.model, d.currency,
+				sum(d.billed) AS billed, sum(d.effective) AS effective, sum(d.rows) AS rows
 			FROM daily_spend d
-			CROSS JOIN LATERAL (VALUES ('day', d.day), ('week', d.day - extract(isodow FROM d.day)::int + 1),
-				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
-			WHERE org_id = $1
-			GROUP BY 1, 2, 3, 4, 5, 6, 7
+			JOIN `+calendar+`
+			WHERE d.org_id = $1
+			GROUP BY 1, 2, 3, 4, 5, 6
 		), m AS (
-			SELECT grain, start, provider, service, sub_account, model, currency, billed, effective, rows::numeric
-			FROM period_drivers WHERE org_id = $1
+			SELECT day, provider, service, sub_account, model, currency, billed, effective, rows::numeric
+			FROM month_to_date_drivers WHERE org_id = $1
 		)
 		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
 			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, orgID).Scan(&missing, &extra)
@@ -76,25 +82,24 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 		t.Fatal(err)
 	}
 	if missing != 0 || extra != 0 {
-		t.Fatalf("%s: period_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
+		t.Fatalf("%s: month_to_date_drivers differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
 	}
 	err = st.Pool().QueryRow(context.Background(), `
 		WITH cube AS (
-			SELECT p.grain, p.start, k.dim, k.value, d.currency, sum(d.billed) AS billed, sum(d.effective) AS effective,
+			SELECT c.day, k.dim, k.value, d.currency, sum(d.billed) AS billed, sum(d.effective) AS effective,
 				sum(d.gpu_hours) AS gpu_hours, sum(d.input_tokens) AS input_tokens, sum(d.output_tokens) AS output_tokens,
 				sum(d.cached_tokens) AS cached_tokens, sum(d.requests) AS requests, sum(d.rows) AS rows
 			FROM daily_spend d
-			CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
-				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
+			JOIN `+calendar+`
 			CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
 				('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
 				('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
 			WHERE d.org_id = $1
-			GROUP BY 1, 2, 3, 4, 5
+			GROUP BY 1, 2, 3, 4
 		), m AS (
-			SELECT grain, start, dim, value, currency, billed, effective, gpu_hours, input_tokens::numeric,
+			SELECT day, dim, value, currency, billed, effective, gpu_hours, input_tokens::numeric,
 				output_tokens::numeric, cached_tokens::numeric, requests::numeric, rows::numeric
-			FROM period_spend_by WHERE org_id = $1
+			FROM month_to_date_spend_by WHERE org_id = $1
 		)
 		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
 			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, orgID).Scan(&missing, &extra)
@@ -102,7 +107,7 @@ func wantSpendByMatchesCube(t *testing.T, st *store.Store, orgID int64, step str
 		t.Fatal(err)
 	}
 	if missing != 0 || extra != 0 {
-		t.Fatalf("%s: period_spend_by differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
+		t.Fatalf("%s: month_to_date_spend_by differs from daily_spend: %d keys missing or different, %d extra", step, missing, extra)
 	}
 	if keys == 0 {
 		var n int
@@ -191,7 +196,7 @@ func TestSpendByDimensionFollowsTheCube(t *testing.T) {
 }
 
 // TestUnfilteredBreakdownEqualsTheCube: a breakdown with no filter, read
-// from period_drivers, period_spend_by and daily_spend_by, is the one the
+// from month_to_date_drivers and month_to_date_spend_by, is the one the
 // wide rollup gives, driver by driver, for ranges within a month, across
 // months, and of whole months, in both cost bases.
 func TestUnfilteredBreakdownEqualsTheCube(t *testing.T) {
@@ -275,89 +280,30 @@ func wantBreakdownEqualsCube(t *testing.T, st *store.Store, orgID int64, from, t
 	}
 }
 
-// TestDriverSpansCoverEachDayOnce: the months, weeks and days a range is
-// read in cover each of its days exactly once, and stay few: at most 6
-// odd days, 5 weeks and 6 more days at each end of the whole months.
-func TestDriverSpansCoverEachDayOnce(t *testing.T) {
+// TestMonthToDateReadsCoverEachDayOnce: the days whose months to date a
+// range is read from, added and taken away, count each of its days once
+// and no other day, and are at most its months and one day more: the
+// month ends before its last month, its last day, and the day before its
+// first unless that is a 1st.
+func TestMonthToDateReadsCoverEachDayOnce(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
-	for i := 0; i < 400; i += 3 {
-		for _, n := range []int{1, 6, 7, 13, 30, 31, 60, 90, 365, 732} {
+	for i := 0; i < 400; i++ {
+		for _, n := range []int{1, 2, 6, 7, 13, 26, 28, 30, 31, 60, 90, 365, 732} {
 			from := start.AddDate(0, 0, i)
 			to := from.AddDate(0, 0, n-1)
-			months, weeks, days := store.DriverSpans(from, to)
+			plus, minus := store.MonthToDateReads(from, to)
 			seen := map[time.Time]int{}
-			for _, m := range months {
-				if m.Day() != 1 {
-					t.Fatalf("%s..%s: month %s does not start on the 1st", from, to, m)
-				}
-				for d := m; d.Month() == m.Month(); d = d.AddDate(0, 0, 1) {
-					seen[d]++
+			count := func(d time.Time, sign int) {
+				for k := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC); !k.After(d); k = k.AddDate(0, 0, 1) {
+					seen[k] += sign
 				}
 			}
-			for _, w := range weeks {
-				if w.Weekday() != time.Monday {
-					t.Fatalf("%s..%s: week %s does not start on a Monday", from, to, w)
-				}
-				for k := 0; k < 7; k++ {
-					seen[w.AddDate(0, 0, k)]++
-				}
+			for _, d := range plus {
+				count(d, 1)
 			}
-			for _, d := range days {
-				seen[d]++
-			}
-			for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-				if seen[d] != 1 {
-					t.Fatalf("%s..%s: day %s read %d times", from, to, d.Format(time.DateOnly), seen[d])
-				}
-				delete(seen, d)
-			}
-			if len(seen) != 0 {
-				t.Fatalf("%s..%s: reads %d days outside the range", from, to, len(seen))
-			}
-			if len(days) > 2*12 || len(weeks) > 2*5 {
-				t.Fatalf("%s..%s: %d days and %d weeks, too many", from, to, len(days), len(weeks))
-			}
-		}
-	}
-}
-
-// TestDriverReadsCoverEachDayOnce: the periods a range's drivers are read
-// from, added and subtracted, count each of its days once and no other
-// day, and are never more than its driverSpans; a range missing a day or
-// two of a month reads that month less those days.
-func TestDriverReadsCoverEachDayOnce(t *testing.T) {
-	t.Parallel()
-	start := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
-	for i := 0; i < 400; i += 2 {
-		for _, n := range []int{1, 2, 6, 7, 13, 26, 30, 31, 60, 90, 365, 732} {
-			from := start.AddDate(0, 0, i)
-			to := from.AddDate(0, 0, n-1)
-			months, weeks, days, minusWeeks, minusDays := store.DriverReads(from, to)
-			seen := map[time.Time]int{}
-			for _, m := range months {
-				if m.Day() != 1 {
-					t.Fatalf("%s..%s: month %s does not start on the 1st", from, to, m)
-				}
-				for d := m; d.Month() == m.Month(); d = d.AddDate(0, 0, 1) {
-					seen[d]++
-				}
-			}
-			for sign, ws := range map[int][]time.Time{1: weeks, -1: minusWeeks} {
-				for _, w := range ws {
-					if w.Weekday() != time.Monday {
-						t.Fatalf("%s..%s: week %s does not start on a Monday", from, to, w)
-					}
-					for k := 0; k < 7; k++ {
-						seen[w.AddDate(0, 0, k)] += sign
-					}
-				}
-			}
-			for _, d := range days {
-				seen[d]++
-			}
-			for _, d := range minusDays {
-				seen[d]--
+			for _, d := range minus {
+				count(d, -1)
 			}
 			for d, c := range seen {
 				in := !d.Before(from) && !d.After(to)
@@ -370,27 +316,28 @@ func TestDriverReadsCoverEachDayOnce(t *testing.T) {
 					t.Fatalf("%s..%s: day %s not read", from, to, d.Format(time.DateOnly))
 				}
 			}
-			pm, pw, pd := store.DriverSpans(from, to)
-			if got, plain := len(months)+len(weeks)+len(days)+len(minusWeeks)+len(minusDays), len(pm)+len(pw)+len(pd); got > plain {
-				t.Fatalf("%s..%s: %d periods, more than the %d of its spans", from, to, got, plain)
+			months := (to.Year()-from.Year())*12 + int(to.Month()-from.Month()) + 1
+			if len(plus) != months || len(minus) > 1 {
+				t.Fatalf("%s..%s: %d days added and %d taken away, want %d and at most 1", from, to, len(plus), len(minus), months)
 			}
 		}
 	}
-	months, weeks, days, minusWeeks, minusDays := store.DriverReads(day("2026-11-02"), day("2026-12-01"))
-	if len(months) != 1 || !months[0].Equal(day("2026-11-01")) || len(weeks) != 0 || len(minusWeeks) != 0 ||
-		len(days) != 1 || !days[0].Equal(day("2026-12-01")) || len(minusDays) != 1 || !minusDays[0].Equal(day("2026-11-01")) {
-		t.Fatalf("2026-11-02..2026-12-01: months %v weeks %v days %v less weeks %v days %v, want November less its 1st, and December 1st",
-			months, weeks, days, minusWeeks, minusDays)
+	if plus, minus := store.MonthToDateReads(day("2026-03-05"), day("2026-03-03")); len(plus) != 0 || len(minus) != 0 {
+		t.Fatalf("2026-03-05..2026-03-03: %v less %v, want no day", plus, minus)
+	}
+	plus, minus := store.MonthToDateReads(day("2026-07-25"), day("2026-10-22"))
+	if want := []time.Time{day("2026-07-31"), day("2026-08-31"), day("2026-09-30"), day("2026-10-22")}; !slices.Equal(plus, want) ||
+		len(minus) != 1 || !minus[0].Equal(day("2026-07-24")) {
+		t.Fatalf("2026-07-25..2026-10-22: %v less %v, want %v less 2026-07-24", plus, minus, want)
 	}
 }
 
 // TestBreakdownFacetsFromPeriods: the unfiltered breakdown read from
-// months, weeks and days (less those outside the range) is the one
-// daily_spend gives, for ranges starting and ending mid-week and
-// mid-month, across a year boundary, of a single day and of 365 days; and
-// a value whose only spend lies outside the range (in a month read whole
-// less days) is no facet, nor after its charges are restated away or
-// their import removed.
+// months to date (less those before the range) is the one daily_spend
+// gives, for ranges starting and ending mid-week and mid-month, across a
+// year boundary, of a single day and of 365 days; and a value whose only
+// spend lies outside the range (in a month to date taken away) is no
+// facet, nor after its charges are restated away or their import removed.
 func TestBreakdownFacetsFromPeriods(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
@@ -482,15 +429,17 @@ func TestBreakdownFacetsFromPeriods(t *testing.T) {
 		t.Errorf("after the removal, models %v, want no jan-model", f[store.DimModel])
 	}
 	var n int
-	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM period_spend_by WHERE org_id = $1 AND value IN ('jan-model', 'new-year', 'H100')`, org.ID).Scan(&n); err != nil || n != 0 {
-		t.Fatalf("period_spend_by keys of charges gone: %d (%v), want none", n, err)
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM month_to_date_spend_by WHERE org_id = $1 AND value IN ('jan-model', 'new-year', 'H100')`, org.ID).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("month_to_date_spend_by keys of charges gone: %d (%v), want none", n, err)
 	}
 }
 
-// TestMigrationPeriodSpendBy: 000030 fills period_spend_by from the spend
-// already rolled up, and its down migration removes the table and its
-// triggers, so that daily_spend is written as before.
-func TestMigrationPeriodSpendBy(t *testing.T) {
+// TestMigrationsOfPeriodRollups: 000030 and 000033 fill their rollups from
+// the spend already rolled up, and their down migrations leave daily_spend
+// written as before: past 000030 with no period rollup and no trigger left
+// to need one, past 000033 with period_drivers and period_spend_by back,
+// filled and kept.
+func TestMigrationsOfPeriodRollups(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := storetest.URL(t)
@@ -504,35 +453,89 @@ func TestMigrationPeriodSpendBy(t *testing.T) {
 		c.Model, c.Team, c.GPUType, c.GPUHours, c.InputTokens = "gpt-4o", "ml", "H100", decimal.RequireFromString("1.5"), 100
 	})}
 	finishedImport(t, st, org, "before.csv", rows...)
-	// Undo 000030 (and any migration after it).
+	// Undo 000030 (and every migration after it).
 	ups, err := fs.Glob(migrations.FS, "*.up.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	down := 0
-	for _, name := range ups {
-		if name >= "000030" {
-			down++
+	from := func(version string) (n int) {
+		for _, name := range ups {
+			if name >= version {
+				n++
+			}
 		}
+		return n
 	}
-	if err := migrations.Down(url, down); err != nil {
+	if err := migrations.Down(url, from("000030")); err != nil {
 		t.Fatal(err)
 	}
-	var table *string
-	if err := st.Pool().QueryRow(ctx, `SELECT to_regclass('period_spend_by')::text`).Scan(&table); err != nil || table != nil {
-		t.Fatalf("period_spend_by after the down migration: %v (%v), want none", table, err)
+	wantTables := func(step string, want map[string]bool) {
+		t.Helper()
+		for table, exists := range want {
+			var got *string
+			if err := st.Pool().QueryRow(ctx, `SELECT to_regclass($1)::text`, table).Scan(&got); err != nil || (got != nil) != exists {
+				t.Fatalf("%s: table %s exists: %v (%v), want %v", step, table, got != nil, err, exists)
+			}
+		}
 	}
+	wantTables("before 000030", map[string]bool{"period_spend_by": false, "month_to_date_drivers": false, "month_to_date_spend_by": false})
 	// Written without the table: no trigger is left to need it.
 	finishedImport(t, st, org, "between.csv", charge(2, "2026-02-01 00:00", "1", func(c *store.Charge) { c.BillingAccountID = "222" }))
 	if err := migrations.Up(url); err != nil {
 		t.Fatal(err)
 	}
-	wantSpendByMatchesCube(t, st, org.ID, "after 000030")
-	var n int
-	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM period_spend_by WHERE org_id = $1`, org.ID).Scan(&n); err != nil || n == 0 {
-		t.Fatalf("period_spend_by rows after the migration: %d (%v), want some", n, err)
+	wantSpendByMatchesCube(t, st, org.ID, "after 000033")
+	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000033")
+
+	// Undo 000033 (and every migration after it): the period rollups are
+	// back, equal to the spend by day, week and month, and kept by their
+	// triggers again.
+	if err := migrations.Down(url, from("000033")); err != nil {
+		t.Fatal(err)
 	}
-	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000030")
+	wantTables("before 000033", map[string]bool{"period_drivers": true, "period_spend_by": true, "month_to_date_drivers": false})
+	finishedImport(t, st, org, "under 000032.csv", charge(3, "2026-02-14 00:00", "2.5", func(c *store.Charge) { c.BillingAccountID = "333" }))
+	var missing, extra int
+	err = st.Pool().QueryRow(ctx, `
+		WITH cube AS (
+			SELECT p.grain, p.start, provider, service, sub_account, model, currency,
+				sum(billed) AS billed, sum(effective) AS effective, sum(rows) AS rows
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('day', d.day), ('week', d.day - extract(isodow FROM d.day)::int + 1),
+				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
+			WHERE org_id = $1
+			GROUP BY 1, 2, 3, 4, 5, 6, 7
+			UNION ALL
+			SELECT p.grain, p.start, k.dim, k.value, '', '', d.currency, sum(d.billed), sum(d.effective), sum(d.rows)
+			FROM daily_spend d
+			CROSS JOIN LATERAL (VALUES ('week', d.day - extract(isodow FROM d.day)::int + 1),
+				('month', d.day - extract(day FROM d.day)::int + 1)) p (grain, start)
+			CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
+				('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
+				('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+			WHERE d.org_id = $1
+			GROUP BY 1, 2, 3, 4, 7
+		), m AS (
+			SELECT grain, start, provider, service, sub_account, model, currency, billed, effective, rows::numeric
+			FROM period_drivers WHERE org_id = $1
+			UNION ALL
+			SELECT grain, start, dim, value, '', '', currency, billed, effective, rows::numeric
+			FROM period_spend_by WHERE org_id = $1
+		)
+		SELECT (SELECT count(*) FROM (SELECT * FROM cube EXCEPT ALL SELECT * FROM m) x),
+			(SELECT count(*) FROM (SELECT * FROM m EXCEPT ALL SELECT * FROM cube) x)`, org.ID).Scan(&missing, &extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing != 0 || extra != 0 {
+		t.Fatalf("before 000033: period rollups differ from daily_spend: %d keys missing or different, %d extra", missing, extra)
+	}
+	if err := migrations.Up(url); err != nil {
+		t.Fatal(err)
+	}
+	wantTables("after 000033 again", map[string]bool{"period_drivers": false, "period_spend_by": false, "month_to_date_drivers": true})
+	wantSpendByMatchesCube(t, st, org.ID, "after 000033 again")
+	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000033 again")
 }
 
 // TestSpendBreakdownTopKeepsTheLargestDrivers: a breakdown limited to k

@@ -16,7 +16,7 @@
 // load, explain, numbers, token and views read DATABASE_URL. Charges are written with INSERT …
 // SELECT generate_series straight into charges (the importer's COPY path
 // is benchmarked by scripts/bench-import), then rolled up with the store's
-// own RebuildDailySpend (which fills daily_spend_by, period_drivers and period_spend_by too).
+// own RebuildDailySpend (which fills daily_spend_by and the month-to-date rollups too).
 package main
 
 import (
@@ -181,7 +181,7 @@ func load(ctx context.Context, args []string) error {
 	if err := fill(*slug, *rows); err != nil {
 		return err
 	}
-	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, period_drivers, period_spend_by, gpu_resource_daily`)
+	_, err = pool.Exec(ctx, `VACUUM (ANALYZE) daily_spend, daily_spend_by, month_to_date_drivers, month_to_date_spend_by, gpu_resource_daily`)
 	if err == nil {
 		_, err = pool.Exec(ctx, `ANALYZE charges`)
 	}
