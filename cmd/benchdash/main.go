@@ -274,7 +274,7 @@ func run(client *http.Client, req func() *http.Request, n, c int) ([]time.Durati
 	return out, time.Since(start), werr
 }
 
-func hit(args []string) error {
+func hit(args []string) (err error) {
 	fs := flag.NewFlagSet("hit", flag.ExitOnError)
 	base := fs.String("base", "http://127.0.0.1:8080", "the server")
 	email := fs.String("email", "bench@example.com", "log in as")
@@ -283,10 +283,15 @@ func hit(args []string) error {
 	n := fs.Int("n", 200, "requests per measurement")
 	conc := fs.String("c", "1,2,4", "concurrency levels, comma-separated")
 	days := fs.Int("days", 90, "the view's days, ending today (UTC)")
+	importsOnly := fs.Bool("imports-only", false, "time only the first views after imports")
+	settle := fs.Duration("settle", 0, "wait this long after each import before its view")
 	_ = fs.Parse(args)
 	client, err := login(*base, *email, *password)
 	if err != nil {
 		return err
+	}
+	if *importsOnly {
+		return viewsAfterImports(client, *base, *token, *n, *settle)
 	}
 	to := time.Now().UTC()
 	from := to.AddDate(0, 0, 1-*days)
@@ -328,6 +333,11 @@ func hit(args []string) error {
 			return r
 		}},
 	}
+	defer func() {
+		if err == nil {
+			err = viewsAfterImports(client, *base, *token, *n, *settle)
+		}
+	}()
 	for _, t := range targets {
 		if _, _, err := run(client, t.req, 10, 1); err != nil { // warm up
 			return fmt.Errorf("%s: %w", t.name, err)
@@ -342,6 +352,48 @@ func hit(args []string) error {
 			stats(fmt.Sprintf("%s c=%d", t.name, cn), ds, wall)
 		}
 	}
+	return nil
+}
+
+// viewsAfterImports times the first 90-day view after each of n imports:
+// before each view, untimed, a LiteLLM spend log of three new requests
+// dated now goes through POST /api/v1/imports, which changes the org's
+// spend version (so the dashboard's cache misses) and rewrites today's
+// rollups to the month's end.
+func viewsAfterImports(client *http.Client, base, token string, n int, settle time.Duration) error {
+	view := func() *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, base+"/dashboard?range=90d", nil)
+		return r
+	}
+	var ds []time.Duration
+	start := time.Now()
+	for i := range n {
+		var body strings.Builder
+		body.WriteString("request_id,startTime,spend,model,custom_llm_provider,team_id,prompt_tokens,completion_tokens\n")
+		for k := range 3 {
+			fmt.Fprintf(&body, "bench-%d-%d-%d,%s,0.%03d,gpt-4o,openai,bench,%d,%d\n", start.UnixNano(), i, k,
+				time.Now().UTC().Format(time.RFC3339), 100+i+k, 1000+k, 200+k)
+		}
+		req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/imports", strings.NewReader(body.String()))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "text/csv")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		msg, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode/100 != 2 {
+			return fmt.Errorf("import %d: status %d: %s", i, res.StatusCode, msg)
+		}
+		time.Sleep(settle)
+		d, _, err := run(client, view, 1, 1)
+		if err != nil {
+			return fmt.Errorf("view after import %d: %w", i, err)
+		}
+		ds = append(ds, d...)
+	}
+	stats("GET /dashboard 90d, first view after an import c=1", ds, time.Since(start))
 	return nil
 }
 
