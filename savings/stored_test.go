@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -331,5 +332,74 @@ func TestRefreshJob(t *testing.T) {
 	var n int
 	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM savings_reports`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d stored reports left (%v)", n, err)
+	}
+}
+
+// TestEnqueueRefreshCoalesces: refreshes asked for within a few seconds of
+// each other are one job, due RefreshDelay after the first; a refresh
+// already running never stands in for one asked for while it runs (it may
+// have read the inputs before the change), nor one of another org.
+func TestEnqueueRefreshCoalesces(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	q := jobs.NewQueue()
+	if _, err := jobs.New(st, jobs.Config{Queue: q}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := newOrg(t, st, "a"), newOrg(t, st, "b")
+	jobsOf := func(org store.Org) (n int) {
+		t.Helper()
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'savings_refresh'
+			AND (args->>'org_id')::bigint = $1`, org.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	start := time.Now()
+	for range 3 {
+		if err := savings.EnqueueRefresh(ctx, q, st, a.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := savings.EnqueueRefresh(ctx, q, st, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) < time.Second { // the three fell in one slot, or at worst two
+		if n := jobsOf(a); n != 1 && n != 2 {
+			t.Fatalf("%d refreshes of org a after three asked at once, want 1 (2 across a slot's end)", n)
+		}
+	}
+	if n := jobsOf(b); n != 1 {
+		t.Fatalf("%d refreshes of org b, want 1", n)
+	}
+	var due time.Time
+	if err := st.Pool().QueryRow(ctx, `SELECT min(scheduled_at) FROM river_job WHERE kind = 'savings_refresh'
+		AND (args->>'org_id')::bigint = $1`, a.ID).Scan(&due); err != nil {
+		t.Fatal(err)
+	}
+	if due.Before(start.Add(savings.RefreshDelay).Truncate(time.Microsecond)) || due.After(time.Now().Add(savings.RefreshDelay)) { // stored to the µs
+		t.Errorf("the refresh is due at %s, want %s after it was asked for (%s)", due, savings.RefreshDelay, start)
+	}
+
+	// The refreshes start running when due, as River runs them. One asked
+	// for then is due a slot later: some refresh that has not started yet
+	// is due after it was asked for.
+	time.Sleep(time.Until(due))
+	if _, err := st.Pool().Exec(ctx, `UPDATE river_job SET state = 'running', attempted_at = now()
+		WHERE kind = 'savings_refresh' AND (args->>'org_id')::bigint = $1 AND scheduled_at <= now()`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	asked := time.Now()
+	if err := savings.EnqueueRefresh(ctx, q, st, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	var pending int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind = 'savings_refresh'
+		AND (args->>'org_id')::bigint = $1 AND state = 'scheduled' AND scheduled_at > $2`, a.ID, asked).Scan(&pending); err != nil {
+		t.Fatal(err)
+	}
+	if pending != 1 {
+		t.Fatalf("%d refreshes of org a due after one was asked for while the others ran, want 1", pending)
 	}
 }

@@ -149,11 +149,12 @@ func TestSavingsRefreshedInTheBackground(t *testing.T) {
 		}
 	}()
 	// waitStored waits for a stored report whose bills run through the
-	// day through.
+	// day through: a refresh is due RefreshDelay after its import, and
+	// River's scheduler makes it available within 5 s more.
 	waitStored := func(step, through string) {
 		t.Helper()
 		var saved store.SavingsReport
-		for range 200 {
+		for range 600 {
 			var ok bool
 			if saved, ok, err = st.SavingsReport(ctx, org.ID); err != nil {
 				t.Fatal(err)
