@@ -513,7 +513,7 @@ func explain(ctx context.Context, args []string) error {
 		if !strings.HasPrefix(s, "SELECT") && !strings.HasPrefix(s, "WITH") {
 			continue
 		}
-		if !strings.Contains(s, "daily_spend") && !strings.Contains(s, "budget") {
+		if !strings.Contains(s, "daily_spend") && !strings.Contains(s, "month_to_date") && !strings.Contains(s, "budget") {
 			continue // sessions, users, memberships: the same on every page
 		}
 		fmt.Printf("\n-- query %d: %s\n", i, oneLine(s, 160))
