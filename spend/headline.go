@@ -35,9 +35,12 @@ type HeadlineCurrency struct {
 	Day DayCurrency
 	// Month is today's month so far and its forecast.
 	Month MonthCard
-	// DailyBudget and MonthlyBudget sum this currency's budgets on all
-	// spend (no scope) of each period, the amounts Day.Spent and
-	// Month.Forecast are measured against; zero when there is none.
+	// DailyBudget and MonthlyBudget are the smallest of this currency's
+	// budgets on all spend (no scope) of each period, the amounts Day.Spent
+	// and Month.Forecast are measured against; zero when there is none.
+	// Each such budget covers all spend, so two are two limits on the same
+	// sum, not one limit of their total: the smallest is the one crossed
+	// first.
 	DailyBudget, MonthlyBudget decimal.Decimal
 	// Counts of this currency's budgets (any scope) by period and standing.
 	DailyOver, DailyCount                          int
@@ -124,7 +127,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 			c.DailyOver++
 		}
 		if s.Budget.Scope.Empty() {
-			c.DailyBudget = c.DailyBudget.Add(s.Budget.Amount)
+			c.DailyBudget = tightest(c.DailyBudget, s.Budget.Amount)
 		}
 	}
 	for _, s := range monthlyStatus {
@@ -137,7 +140,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 			c.MonthlyForecastOver++
 		}
 		if s.Budget.Scope.Empty() {
-			c.MonthlyBudget = c.MonthlyBudget.Add(s.Budget.Amount)
+			c.MonthlyBudget = tightest(c.MonthlyBudget, s.Budget.Amount)
 		}
 	}
 	h.Budgets = append(dailyStatus, monthlyStatus...)
@@ -148,6 +151,15 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 	}
 	slices.SortFunc(h.Currencies, func(a, b HeadlineCurrency) int { return CompareCurrencies(org.Currency, a.Currency, b.Currency) })
 	return h, nil
+}
+
+// tightest is the smaller of limit and amount, limit being zero while
+// there is none yet.
+func tightest(limit, amount decimal.Decimal) decimal.Decimal {
+	if limit.IsZero() || amount.LessThan(limit) {
+		return amount
+	}
+	return limit
 }
 
 // statuses is the status on day of each of bs: those not scoped by tags in

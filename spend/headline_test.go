@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
@@ -106,5 +108,47 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 				t.Errorf("%s %s: month card %+v, want %+v", name, c.Currency, c.Month, w.Month)
 			}
 		}
+	}
+}
+
+// TestHeadlineBudgetIsTheTightest: the budget a currency's day and month
+// are measured against is the smallest of its budgets on all spend for
+// that period, not their sum (each covers all spend); scoped budgets and
+// other currencies' play no part.
+func TestHeadlineBudgetIsTheTightest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	for _, in := range []store.BudgetInput{
+		{Name: "all", Amount: decimal.RequireFromString("95000"), Currency: "USD", Period: "monthly"},
+		{Name: "all, stricter", Amount: decimal.RequireFromString("80000"), Currency: "USD", Period: "monthly"},
+		{Name: "AWS", Amount: decimal.RequireFromString("10"), Currency: "USD", Period: "monthly", Scope: store.BudgetScope{Provider: "AWS"}},
+		{Name: "day", Amount: decimal.RequireFromString("300"), Currency: "USD", Period: "daily"},
+		{Name: "day, looser", Amount: decimal.RequireFromString("500"), Currency: "USD", Period: "daily"},
+		{Name: "euros", Amount: decimal.RequireFromString("70"), Currency: "EUR", Period: "monthly"},
+	} {
+		in.Thresholds = []int{100}
+		if _, err := st.CreateBudget(ctx, org.ID, 0, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := spend.BuildHeadline(ctx, st, org, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]string{"USD": {"300", "80000"}, "EUR": {"0", "70"}}
+	for _, c := range h.Currencies {
+		w, ok := want[c.Currency]
+		if !ok {
+			t.Fatalf("currency %s in the headline", c.Currency)
+		}
+		delete(want, c.Currency)
+		if c.DailyBudget.String() != w[0] || c.MonthlyBudget.String() != w[1] {
+			t.Errorf("%s: daily budget %s, monthly %s; want %s and %s", c.Currency, c.DailyBudget, c.MonthlyBudget, w[0], w[1])
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("currencies missing from the headline: %v", want)
 	}
 }
