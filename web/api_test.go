@@ -43,6 +43,10 @@ func TestAPITokenAuth(t *testing.T) {
 		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), `"error"`) {
 			t.Errorf("%s token: %d %s, want 401 with a JSON error", name, rec.Code, rec.Body)
 		}
+		want := map[string]string{"Missing": `Bearer realm="burnrate"`, "Wrong": `Bearer realm="burnrate", error="invalid_token"`}[name]
+		if got := rec.Header().Get("WWW-Authenticate"); got != want {
+			t.Errorf("%s token: WWW-Authenticate %q, want %q", name, got, want)
+		}
 	}
 
 	if err := b.st.RevokeAPIToken(ctx(), org.ID, tok.ID); err != nil {
@@ -51,6 +55,9 @@ func TestAPITokenAuth(t *testing.T) {
 	rec = httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/org", secret, ""))
 	wantStatus(t, rec, http.StatusUnauthorized)
+	if got := rec.Header().Get("WWW-Authenticate"); !strings.Contains(got, `error="invalid_token"`) {
+		t.Errorf("revoked token: WWW-Authenticate %q, want an invalid_token challenge", got)
+	}
 }
 
 func TestHealthAndMetrics(t *testing.T) {

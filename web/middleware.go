@@ -301,12 +301,16 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		auth := c.Request().Header.Get(echo.HeaderAuthorization)
 		secret, ok := strings.CutPrefix(auth, "Bearer ")
+		// The challenge a 401 carries (RFC 6750), so that clients know
+		// which scheme to answer with.
 		if !ok || secret == "" {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="burnrate"`)
 			return echo.NewHTTPError(http.StatusUnauthorized, "missing API token: send Authorization: Bearer <token> (create one under Settings → API tokens)")
 		}
 		ctx := c.Request().Context()
 		_, org, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
 		if errors.Is(err, store.ErrNotFound) {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="burnrate", error="invalid_token"`)
 			return echo.NewHTTPError(http.StatusUnauthorized, "invalid or revoked API token")
 		}
 		if err != nil {
