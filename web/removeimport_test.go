@@ -55,6 +55,9 @@ func TestRemoveImportInTheBrowserAndAPI(t *testing.T) {
 	c := b.client(t)
 	c.login(admin.Email)
 	rec := c.get("/imports/" + itoa(focusID))
+	if got := strings.TrimSpace(doc(t, rec).Find(`[data-testid=import-status]`).Text()); got != "imported" {
+		t.Errorf("import page: status %q, want imported, as in the history", got)
+	}
 	form := doc(t, rec).Find(`[data-testid=remove-import]`)
 	if ask, _ := form.Attr("data-confirm"); !strings.Contains(ask, "Its 1,000 rows leave the dashboard") {
 		t.Errorf("the removal asks %q", ask)
