@@ -140,6 +140,12 @@ func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, 
 
 	for _, ws := range Build(rows, budget.AddDays(f.From, -AnomalyWindow), f.To, group) {
 		co := CurrencyOverview{Series: ws.Trim(f.From), Anomalies: Anomalies(ws, AnomalyWindow)}
+		if len(co.Series.Groups) == 0 {
+			// Spend only in the baseline days before the range: the range
+			// has nothing of this currency to chart, as for a currency
+			// never seen (a range just after the last bill, say).
+			continue
+		}
 		if last := LastCompleteDay(ws, today); last >= AnomalyWindow {
 			co.DoD = Movers(ws, last, 1, TopMovers)
 			co.WoW = Movers(ws, last, 7, TopMovers)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -166,4 +167,40 @@ func TestEmptyRangeOffersAtMostARange(t *testing.T) {
 		t.Errorf("empty range says %q; button %q → %q", empty.Text(), button.Text(), link)
 	}
 	wantStatus(t, c.get(link), http.StatusOK)
+}
+
+// TestEmptyRangeAfterTheLastBill: a range just after the last bill, whose
+// days before it (the anomaly baseline) have spend, is as empty as one
+// with none anywhere near: the message, and no chart or daily table of
+// zeros.
+func TestEmptyRangeAfterTheLastBill(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	apiImport(t, b, token, "oct.csv", []byte("BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,BillingAccountId\n"+
+		"5,2026-10-09T00:00:00Z,2026-10-10T00:00:00Z,USD,AWS,acct-1\n"+
+		"7,2026-10-10T00:00:00Z,2026-10-11T00:00:00Z,EUR,AWS,acct-1\n"))
+	c := b.client(t)
+	c.login(owner.Email)
+	for _, view := range []string{"range=custom&from=2026-10-11&to=2026-10-31", "range=custom&from=2030-01-01&to=2030-01-31"} {
+		d := doc(t, c.get("/dashboard?"+view))
+		if d.Find(`[data-testid=empty-range]`).Length() != 1 || d.Find(`[data-testid=daily-table], [data-testid=daily-table-details]`).Length() != 0 {
+			t.Errorf("%s: empty message %d, daily tables %d; want the message and no table", view,
+				d.Find(`[data-testid=empty-range]`).Length(), d.Find(`[data-testid=daily-table], [data-testid=daily-table-details]`).Length())
+		}
+		rec := c.get("/dashboard?" + view + "&format=json")
+		wantStatus(t, rec, http.StatusOK)
+		var got struct{ Charts []json.RawMessage }
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got.Charts) != 0 {
+			t.Errorf("%s: charts %s (%v), want none", view, rec.Body, err)
+		}
+	}
+	// The day after the last bill, with spend on the day before it: still
+	// a chart, of that one day.
+	rec := c.get("/dashboard?range=custom&from=2026-10-10&to=2026-10-12&format=json")
+	var got struct{ Charts []json.RawMessage }
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got.Charts) != 1 {
+		t.Errorf("a range with EUR spend: charts %s (%v), want EUR's", rec.Body, err)
+	}
 }
