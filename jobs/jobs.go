@@ -81,7 +81,7 @@ func New(st *store.Store, cfg Config) (*Client, error) {
 		cfg.StopTimeout = DefaultStopTimeout
 	}
 	rc := &river.Config{
-		Logger:       cfg.Log.With(slog.String("component", "river")),
+		Logger:       slog.New(riverHandler{cfg.Log.Handler()}).With(slog.String("component", "river")),
 		Workers:      cfg.Workers,
 		PeriodicJobs: cfg.Periodic,
 	}
