@@ -212,3 +212,49 @@ func TestBrowserChartLegendEverySeries(t *testing.T) {
 		t.Errorf("opened the EUR daily table: %d rows in tables, want the range's 30 days", rows)
 	}
 }
+
+// TestBrowserDriversFitWithLongAccountIDs: Oracle Cloud accounts are
+// OCIDs of 80-odd characters without a break; in the drivers table they
+// wrap, so at 1280 px the table fits its box and the amounts beside them
+// are in view without scrolling.
+func TestBrowserDriversFitWithLongAccountIDs(t *testing.T) {
+	t.Parallel()
+	b, url := liveServer(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	imp := apiImport(t, b, token, "oci.csv", mustRead(t, "../ingest/testdata/exports/oci/oci_focus_report.csv"))
+
+	tab := browsertest.New(t, 90*time.Second)
+	err := chromedp.Do(tab,
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(url+"/login"),
+		chromedp.WaitVisible(`input[name=email]`),
+		chromedp.SendKeys(`input[name=email]`, owner.Email),
+		chromedp.SendKeys(`input[name=password]`, storetest.Password),
+		chromedp.Submit(`[data-testid=login-form]`),
+		chromedp.WaitVisible(`[data-testid=dashboard]`),
+		chromedp.Navigate(fmt.Sprintf("%s/dashboard?range=custom&from=%s&to=%s", url, imp["period_start"], imp["period_end"])),
+		chromedp.WaitVisible(`[data-testid=driver-row]`),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
+		const box = document.querySelector('[data-testid=drivers] .overflow-auto');
+		const ocid = [...box.querySelectorAll('td')].some(td => td.textContent.startsWith('ocid1.'));
+		const share = box.querySelector('[data-testid=driver-share]').getBoundingClientRect();
+		return (ocid ? "ocid " : "no ocid ") + box.scrollWidth + "/" + box.clientWidth + " share ends at " + Math.round(share.right) +
+			" of " + Math.round(box.getBoundingClientRect().right);
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ocid string
+	var scroll, client, shareRight, boxRight int
+	if _, err := fmt.Sscanf(strings.Replace(got, "no ocid", "no-ocid", 1), "%s %d/%d share ends at %d of %d", &ocid, &scroll, &client, &shareRight, &boxRight); err != nil {
+		t.Fatalf("%q: %v", got, err)
+	}
+	if ocid != "ocid" || scroll > client || shareRight > boxRight {
+		t.Errorf("drivers table: %s; want an OCID account, no sideways scroll, and the share column in the box", got)
+	}
+}
