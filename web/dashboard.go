@@ -102,6 +102,10 @@ func (s *Server) handleDashboard(c echo.Context) error {
 		return unprocessable("format: %q is not html, json or csv", format)
 	}
 	if isHTMX(c) {
+		// The address bar gets the view as it is, not the form's fields
+		// as sent: a preset chosen after a custom range leaves no stale
+		// from and to behind.
+		c.Response().Header().Set("HX-Push-Url", "/dashboard?"+d.view.Query)
 		return render(c, http.StatusOK, views.DashboardContent(d.view))
 	}
 	return render(c, http.StatusOK, views.DashboardPage(s.shell(c, "Dashboard", "dashboard"), d.view))

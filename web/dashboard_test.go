@@ -168,10 +168,15 @@ func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
 	_, owner, _, _ := demoOrg(t, b)
 	c := b.client(t)
 	c.login(owner.Email)
-	req := httptest.NewRequest(http.MethodGet, "/dashboard?range=30d&group=model&chart=cumulative", nil)
+	// The form sends the custom range's days along with the preset chosen
+	// after it; the address pushed is the view, without them.
+	req := httptest.NewRequest(http.MethodGet, "/dashboard?range=30d&from=2020-01-01&to=2020-01-31&group=model&chart=cumulative", nil)
 	req.Header.Set("HX-Request", "true")
 	rec := c.do(req)
 	wantStatus(t, rec, http.StatusOK)
+	if got := rec.Header().Get("HX-Push-Url"); got != "/dashboard?chart=cumulative&group=model&range=30d" {
+		t.Errorf("HX-Push-Url %q, want the view without the custom days", got)
+	}
 	if strings.Contains(rec.Body.String(), "<html") {
 		t.Fatal("htmx filter request got a whole page")
 	}
