@@ -291,8 +291,8 @@ func (s *Store) SpendByDayTop(ctx context.Context, orgID int64, f SpendFilter, g
 // two steps that aggregate little. The groups are ranked first, a row per
 // group: its spend in the limit's days, summed from a few days' months to
 // date (month_to_date_spend_by, as the breakdown reads it), and whether it
-// has charges there; groups seen
-// only on the other days of f rank as spending nothing, as before. Then
+// has charges there; groups seen only on the other days of f rank as
+// spending nothing, as before. Then
 // the top groups' rows are read as they are, and each day's rest is its
 // total (dim 'total') less its top groups, in amount and in charges: the
 // day has an Other row exactly when groups left out had charges on it. One
