@@ -213,19 +213,22 @@ func TestBrowserChartLegendEverySeries(t *testing.T) {
 	}
 }
 
-// TestBrowserDriversFitWithLongAccountIDs: Oracle Cloud accounts are
-// OCIDs of 80-odd characters without a break; in the drivers table they
-// wrap, so at 1280 px the table fits its box and the amounts beside them
+// TestBrowserTablesFitWithLongAccountIDs: Oracle Cloud accounts are
+// OCIDs of 80-odd characters without a break; in the drivers table, and
+// in the day-over-day and week-over-week tables grouped by account, they
+// wrap, so at 1280 px each table fits its box and the amounts beside them
 // are in view without scrolling.
-func TestBrowserDriversFitWithLongAccountIDs(t *testing.T) {
+func TestBrowserTablesFitWithLongAccountIDs(t *testing.T) {
 	t.Parallel()
 	b, url := liveServer(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
 	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
 	imp := apiImport(t, b, token, "oci.csv", mustRead(t, "../ingest/testdata/exports/oci/oci_focus_report.csv"))
+	day := imp["period_end"].(string) // the file's one day
+	next, _ := time.Parse(time.DateOnly, day)
 
 	tab := browsertest.New(t, 90*time.Second)
-	err := chromedp.Do(tab,
+	if err := chromedp.Do(tab,
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(url+"/login"),
 		chromedp.WaitVisible(`input[name=email]`),
@@ -233,28 +236,37 @@ func TestBrowserDriversFitWithLongAccountIDs(t *testing.T) {
 		chromedp.SendKeys(`input[name=password]`, storetest.Password),
 		chromedp.Submit(`[data-testid=login-form]`),
 		chromedp.WaitVisible(`[data-testid=dashboard]`),
-		chromedp.Navigate(fmt.Sprintf("%s/dashboard?range=custom&from=%s&to=%s", url, imp["period_start"], imp["period_end"])),
-		chromedp.WaitVisible(`[data-testid=driver-row]`),
-	)
-	if err != nil {
+	); err != nil {
 		t.Fatal(err)
 	}
-	got, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
-		const box = document.querySelector('[data-testid=drivers] .overflow-auto');
-		const ocid = [...box.querySelectorAll('td')].some(td => td.textContent.startsWith('ocid1.'));
-		const share = box.querySelector('[data-testid=driver-share]').getBoundingClientRect();
-		return (ocid ? "ocid " : "no ocid ") + box.scrollWidth + "/" + box.clientWidth + " share ends at " + Math.round(share.right) +
-			" of " + Math.round(box.getBoundingClientRect().right);
-	})()`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ocid string
-	var scroll, client, shareRight, boxRight int
-	if _, err := fmt.Sscanf(strings.Replace(got, "no ocid", "no-ocid", 1), "%s %d/%d share ends at %d of %d", &ocid, &scroll, &client, &shareRight, &boxRight); err != nil {
-		t.Fatalf("%q: %v", got, err)
-	}
-	if ocid != "ocid" || scroll > client || shareRight > boxRight {
-		t.Errorf("drivers table: %s; want an OCID account, no sideways scroll, and the share column in the box", got)
+	for _, v := range []struct{ query, table, wait string }{
+		{"from=" + day + "&to=" + day, "drivers", "driver-row"},
+		// The day after: the account's spend against the day before.
+		{"from=" + day + "&to=" + next.AddDate(0, 0, 1).Format(time.DateOnly) + "&group=account", "movers-dod", "mover-row"},
+	} {
+		if err := chromedp.Do(tab,
+			chromedp.Navigate(url+"/dashboard?range=custom&"+v.query),
+			chromedp.WaitVisible(`[data-testid=`+v.table+`] [data-testid=`+v.wait+`]`),
+		); err != nil {
+			t.Fatalf("%s: %v", v.query, err)
+		}
+		got, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
+			const box = document.querySelector('[data-testid=`+v.table+`] .overflow-auto');
+			const ocid = [...box.querySelectorAll('td')].some(td => td.textContent.startsWith('ocid1.'));
+			const last = box.querySelector('tbody tr td:last-child').getBoundingClientRect();
+			return (ocid ? "ocid " : "no-ocid ") + box.scrollWidth + "/" + box.clientWidth + " last column ends at " + Math.round(last.right) +
+				" of " + Math.round(box.getBoundingClientRect().right);
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ocid string
+		var scroll, client, lastRight, boxRight int
+		if _, err := fmt.Sscanf(got, "%s %d/%d last column ends at %d of %d", &ocid, &scroll, &client, &lastRight, &boxRight); err != nil {
+			t.Fatalf("%q: %v", got, err)
+		}
+		if ocid != "ocid" || scroll > client || lastRight > boxRight {
+			t.Errorf("%s table: %s; want an OCID account, no sideways scroll, and the last column in the box", v.table, got)
+		}
 	}
 }
