@@ -71,6 +71,7 @@ func newGCP(h *header, o *Options) (parser, error) {
 		if need.idx < 0 {
 			return nil, &ParseError{Err: ErrMissingColumn, Msg: need.name + " (needed by gcp-billing)"}
 		}
+		h.need(need.idx)
 	}
 	return p, nil
 }

@@ -103,6 +103,7 @@ type ImportResult struct {
 	ReplacedRows int64             `json:"replaced_rows"`
 	SkippedRows  int64             `json:"skipped_rows"`
 	MergedRows   int64             `json:"merged_rows"`
+	ShortRows    int64             `json:"short_rows"` // records short of optional last columns, read as empty
 	Duplicate    bool              `json:"duplicate"`
 	ImportedAt   time.Time         `json:"imported_at"`
 	Totals       map[string]string `json:"totals"`
@@ -339,7 +340,7 @@ func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportReques
 	err = tx.FinishImport(ctx, req.Org.ID, importID, store.ImportResult{
 		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
 		Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
-		CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
+		ShortRows: int64(src.rd.ShortRecords()), CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
 	})
 	if errors.Is(err, store.ErrConflict) {
 		return errDuplicate // the same file, imported concurrently, committed first
@@ -540,7 +541,7 @@ func (hr *hashingReader) sum() []byte { return hr.h.Sum(nil) }
 func ResultOf(i store.Import) ImportResult {
 	res := ImportResult{
 		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
-		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, CostBasis: string(i.CostBasis),
+		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, ShortRows: i.ShortRows, CostBasis: string(i.CostBasis),
 		Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,
 	}
 	if i.PeriodStart != nil {

@@ -56,6 +56,7 @@ func requireCols(src Source, h *header, cols ...[]string) error {
 		if !h.has(alts...) {
 			return &ParseError{Err: ErrMissingColumn, Msg: strings.Join(alts, " or ") + " (needed by " + string(src) + ")"}
 		}
+		h.need(h.col(alts...))
 	}
 	return nil
 }
@@ -532,6 +533,7 @@ func newLiteLLMDaily(h *header, o *Options) (parser, error) {
 		teamID: h.col("team_id"), userID: h.col("user_id"), orgID: h.col("organization_id"), endUser: h.col("end_user"),
 		tag: h.col("tag"),
 	}
+	h.need(p.date, p.spend)
 	return p, nil
 }
 
