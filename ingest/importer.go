@@ -152,7 +152,8 @@ func dedupeOf(src Source) store.Dedupe {
 		return store.DedupeSkip // one row per request: a known id is the same request
 	case SourceOCICost, SourceOCIFocus:
 		return store.DedupeSkip // each report holds a few new hours: a known line item is the same line item
-	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily:
+	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily,
+		SourceConsoleCost, SourceConsoleUsage:
 		return store.DedupeReplace // usage buckets: a later export restates them
 	}
 	return store.DedupeNone // cloud exports: restated per billing period
@@ -586,12 +587,12 @@ func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }
 
 type priceTable struct{ t *pricing.LLMPriceTable }
 
-func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output int64) (decimal.Decimal, bool) {
+func (p priceTable) PriceUsage(model string, u pricing.TokenUsage) (decimal.Decimal, bool) {
 	price, ok := p.t.Lookup(model)
 	if !ok {
 		return decimal.Decimal{}, false
 	}
-	return price.Cost(uncachedInput, cachedInput, output), true
+	return price.UsageCost(u), true
 }
 
 // MappingFrom is the org's saved column mapping as the generic parser takes it.

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
 )
 
 // Source names a supported input format. The values are stored in
@@ -24,6 +26,8 @@ const (
 	SourceOpenAICosts    Source = "openai-costs"
 	SourceAnthropicUsage Source = "anthropic-usage"
 	SourceAnthropicCost  Source = "anthropic-cost"
+	SourceConsoleCost    Source = "anthropic-console-cost"
+	SourceConsoleUsage   Source = "anthropic-console-usage"
 	SourceLiteLLMSpend   Source = "litellm-spend"
 	SourceLiteLLMDaily   Source = "litellm-daily"
 	SourceOpenRouter     Source = "openrouter-activity"
@@ -132,11 +136,13 @@ func (r *Row) Clone() Row {
 }
 
 // LLMPricer prices LLM token usage for sources whose exports carry no cost.
-// The pricing package implements it; ingest only declares the seam.
+// The pricing package implements it (PriceTable); ingest only declares the
+// seam.
 type LLMPricer interface {
-	// PriceTokens returns the cost in USD of the given token counts for
-	// model, and false when the model has no price.
-	PriceTokens(model string, uncachedInput, cachedInput, output int64) (cost decimal.Decimal, ok bool)
+	// PriceUsage returns the cost in USD of u's tokens of model, each kind
+	// at its own rate (pricing.LLMPrice.UsageCost), and false when the
+	// model has no price.
+	PriceUsage(model string, u pricing.TokenUsage) (cost decimal.Decimal, ok bool)
 }
 
 // GPUMapper maps a cloud instance / VM type to its GPUs.

@@ -132,6 +132,20 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 			}
 			v.Add(v, mul(rat(t, cell(rec, col("server_tool_use.web_search_requests"))), big.NewRat(1, 100)))
 			add("USD", v)
+		case strings.HasPrefix(base, "claude_console_usage"):
+			m := cell(rec, col("model_version"))
+			v := mul(rat(t, cell(rec, col("usage_input_tokens_no_cache"))), perM(m, 0))
+			v.Add(v, mul(rat(t, cell(rec, col("usage_input_tokens_cache_read"))), perM(m, 2)))
+			v.Add(v, mul(rat(t, cell(rec, col("usage_output_tokens"))), perM(m, 1)))
+			v.Add(v, mul(mul(rat(t, cell(rec, col("usage_input_tokens_cache_write_5m"))), perM(m, 0)), big.NewRat(5, 4)))
+			v.Add(v, mul(mul(rat(t, cell(rec, col("usage_input_tokens_cache_write_1h"))), perM(m, 0)), big.NewRat(2, 1)))
+			if cell(rec, col("usage_type")) == "batch" {
+				v.Mul(v, big.NewRat(1, 2))
+			}
+			v.Add(v, mul(rat(t, cell(rec, col("web_search_count"))), big.NewRat(1, 100)))
+			add("USD", v)
+		case strings.HasPrefix(base, "claude_console_cost"):
+			add("USD", rat(t, cell(rec, col("cost_usd"))))
 		case base == "anthropic_cost_report.csv":
 			add(cell(rec, col("currency")), mul(rat(t, cell(rec, col("amount"))), big.NewRat(1, 100)))
 		case base == "gcp_bq_flattened.csv": // GCP flattened: cost + credits_amount
@@ -259,6 +273,10 @@ func TestDetectsEverySample(t *testing.T) {
 		"openai_costs_2025-10.csv":                                          SourceOpenAICosts,
 		"anthropic_usage_report.csv":                                        SourceAnthropicUsage,
 		"anthropic_cost_report.csv":                                         SourceAnthropicCost,
+		"claude_console_cost_2024-10.csv":                                   SourceConsoleCost,
+		"claude_console_cost_2025-03.csv":                                   SourceConsoleCost,
+		"claude_console_cost_2026-01.csv":                                   SourceConsoleCost,
+		"claude_console_usage_2026-01.csv":                                  SourceConsoleUsage,
 		"LiteLLM_SpendLogs.csv":                                             SourceLiteLLMSpend,
 		"LiteLLM_DailyTeamSpend.csv":                                        SourceLiteLLMDaily,
 		"openrouter_activity.csv":                                           SourceOpenRouter,

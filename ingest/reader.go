@@ -88,6 +88,12 @@ var detectors = []detector{
 	{SourceOpenAICosts, "an OpenAI costs export", "no line_item with amount_value", func(h *header) bool {
 		return h.has("line_item") && h.has("amount_value", "amount.value", "amount")
 	}, newOpenAICosts},
+	{SourceConsoleCost, "a Claude Console cost download", "no usage_date_utc with cost_usd", func(h *header) bool {
+		return h.has("usage_date_utc") && h.has("cost_usd")
+	}, newConsoleCost},
+	{SourceConsoleUsage, "a Claude Console usage download", "no usage_date_utc with usage_output_tokens", func(h *header) bool {
+		return h.has("usage_date_utc") && h.has("usage_output_tokens")
+	}, newConsoleUsage},
 	{SourceAnthropicUsage, "an Anthropic usage report", "no uncached_input_tokens column", func(h *header) bool {
 		return h.has("uncached_input_tokens")
 	}, newAnthropicUsage},
