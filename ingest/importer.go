@@ -223,6 +223,7 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	}
 	defer in.done()
 	rd, hash, err := im.open(req, in)
+	defer hash.stop()
 	if err != nil {
 		return im.fail(ctx, req, imp.ID, req.Source, err)
 	}
@@ -296,9 +297,9 @@ func (im *Importer) options(req ImportRequest) Options {
 
 // open returns the Reader of the uploaded file and the reader that hashes
 // it as uploaded.
-func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, error) {
+func (im *Importer) open(req ImportRequest, in input) (*Reader, fileHash, error) {
 	var (
-		hash *hashingReader
+		hash fileHash
 		rd   *Reader
 		err  error
 	)
@@ -309,10 +310,10 @@ func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, 
 		hash = &hashingReader{r: io.NewSectionReader(in.ra, 0, in.size), h: sha256.New()}
 		rd, err = OpenParquet(in.ra, in.size, opts)
 	} else {
-		hash = &hashingReader{r: in.rest, h: sha256.New()}
+		hash = newHashAhead(in.rest)
 		rd, err = Open(hash, opts)
 	}
-	if errors.Is(err, ErrEmpty) && hash.n == 0 {
+	if errors.Is(err, ErrEmpty) && hash.size() == 0 {
 		err = fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty)
 	}
 	return rd, hash, err
@@ -320,7 +321,7 @@ func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, 
 
 // write is the import's transaction: the rows, the quota under its lock,
 // the duplicate check (errDuplicate), the import's result, AfterImport.
-func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader) error {
+func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash fileHash) error {
 	wr, err := writeRows(ctx, tx, req, importID, src)
 	if err != nil {
 		return err
@@ -339,7 +340,7 @@ func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportReques
 		return err
 	}
 	err = tx.FinishImport(ctx, req.Org.ID, importID, store.ImportResult{
-		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
+		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.size(),
 		Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
 		ShortRows: int64(src.rd.ShortRecords()), CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
 	})
@@ -403,7 +404,7 @@ func (im *Importer) quotaAfter(ctx context.Context, tx *store.Store, req ImportR
 // the earlier import for a duplicate, nothing for a file the plan refuses,
 // the failure recorded for a bad file or a cancelled upload, the import
 // itself when it succeeded.
-func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader, err error) (ImportResult, error) {
+func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int64, src *chargeSource, hash fileHash, err error) (ImportResult, error) {
 	if errors.Is(err, errDuplicate) {
 		return im.duplicate(ctx, req, importID, hash.sum())
 	}
@@ -522,7 +523,8 @@ func parquetInput(file io.Reader) (input, error) {
 	return in, nil
 }
 
-// hashingReader hashes and counts what is read through it.
+// hashingReader hashes and counts what is read through it: a Parquet
+// file's bytes, read in order once its rows are written.
 type hashingReader struct {
 	r io.Reader
 	h hash.Hash
@@ -537,6 +539,8 @@ func (hr *hashingReader) Read(p []byte) (int, error) {
 }
 
 func (hr *hashingReader) sum() []byte { return hr.h.Sum(nil) }
+func (hr *hashingReader) size() int64 { return hr.n }
+func (hr *hashingReader) stop()       {}
 
 // ResultOf is a stored import in the API's shape.
 func ResultOf(i store.Import) ImportResult {
