@@ -37,6 +37,7 @@
 //	litellm-spend        request_id + spend               DedupeKey = request_id
 //	litellm-daily        date + spend + api_requests
 //	openrouter-activity  generation_id + cost_total       DedupeKey = generation_id
+//	gcp-bigquery         never detected: a GCP connection's rows; slices by usage day, credits as rows (cost_type credit)
 //	generic              never detected: Options.Mapping
 //
 // # Errors

@@ -31,18 +31,20 @@ const (
 	SourceLiteLLMSpend   Source = "litellm-spend"
 	SourceLiteLLMDaily   Source = "litellm-daily"
 	SourceOpenRouter     Source = "openrouter-activity"
+	SourceGCPBigQuery    Source = "gcp-bigquery"
 	SourceGeneric        Source = "generic"
 	defaultTeamTagKey           = "team"
 )
 
-// Sources lists every supported source in detection order (generic last:
-// it is never detected, only chosen by passing a Mapping).
+// Sources lists every supported source in detection order, then the two
+// that are never detected, only chosen: gcp-bigquery (what a GCP
+// connection pulls) and generic (by passing a Mapping).
 func Sources() []Source {
-	out := make([]Source, 0, len(detectors)+1)
+	out := make([]Source, 0, len(detectors)+2)
 	for _, d := range detectors {
 		out = append(out, d.source)
 	}
-	return append(out, SourceGeneric)
+	return append(out, SourceGCPBigQuery, SourceGeneric)
 }
 
 // SourceNames lists the sources' names, for forms and usage texts.

@@ -301,9 +301,13 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-// genericDetector builds the parser for SourceGeneric, which no header is
-// detected as: opts.Source or opts.Mapping has to choose it.
-var genericDetector = detector{source: SourceGeneric, build: newGeneric}
+// genericDetector and gcpBigQueryDetector build the parsers of sources no
+// header is detected as: opts.Source (or, for generic, opts.Mapping) has
+// to choose them.
+var (
+	genericDetector     = detector{source: SourceGeneric, build: newGeneric}
+	gcpBigQueryDetector = detector{source: SourceGCPBigQuery, build: newGCPBigQuery}
+)
 
 // forcedSource returns the detector opts.Source or opts.Mapping chooses, or
 // nil when the header is to decide. A mapping without a source means the
@@ -315,6 +319,8 @@ func forcedSource(opts *Options) (*detector, error) {
 		return &genericDetector, nil
 	case opts.Source == "":
 		return nil, nil
+	case opts.Source == SourceGCPBigQuery:
+		return &gcpBigQueryDetector, nil
 	}
 	for i := range detectors {
 		if detectors[i].source == opts.Source {
