@@ -57,6 +57,9 @@ type LLMPrice struct {
 	// tokens, where the table has one (some Claude Sonnet models); nil
 	// otherwise, and then such requests cost the price above.
 	LongContext *LongContextPrice `json:"long_context,omitempty"`
+	// curated marks a price of the shipped curated table, whose
+	// long-context rates are the full table's (fullLongContext).
+	curated bool
 	// Source says where the price comes from (table or override label).
 	Source string `json:"source"`
 	// Override is true for prices set with WithOverrides.
@@ -87,6 +90,19 @@ var (
 	cacheWrite1hFactor = decimal.NewFromInt(2)
 )
 
+// fullLongContext returns the long-context rates the full LiteLLM table
+// has for p's model at p's prices, or nil. It is asked only when a request
+// is priced over 200k tokens: the full table is parsed on first use.
+func fullLongContext(p LLMPrice) *LongContextPrice {
+	full := litellmTable()
+	if j, ok := full.exact[foldLLM(p.Model)]; ok {
+		if f := full.prices[j]; f.InputPerMTok.Equal(p.InputPerMTok) && f.OutputPerMTok.Equal(p.OutputPerMTok) {
+			return f.LongContext
+		}
+	}
+	return nil
+}
+
 // TokenUsage is one model's tokens in a bucket of usage, by the kinds a
 // provider prices apart.
 type TokenUsage struct {
@@ -110,7 +126,11 @@ func (p LLMPrice) UsageCost(u TokenUsage) decimal.Decimal {
 	if p.CachedInputPerMTok != nil {
 		cached = *p.CachedInputPerMTok
 	}
-	if lc := p.LongContext; u.LongContext && lc != nil {
+	lc := p.LongContext
+	if u.LongContext && lc == nil && p.curated {
+		lc = fullLongContext(p)
+	}
+	if u.LongContext && lc != nil {
 		in, out = lc.InputPerMTok, lc.OutputPerMTok
 		if lc.CachedInputPerMTok != nil {
 			cached = *lc.CachedInputPerMTok
@@ -169,14 +189,9 @@ var defaultLLMPrices = sync.OnceValues(func() (*LLMPriceTable, error) {
 		return nil, err
 	}
 	// The curated table carries three prices a model; its long-context
-	// rates are the full table's, for the same model at the same price.
-	full := litellmTable()
-	for i, p := range ps {
-		if j, ok := full.exact[foldLLM(p.Model)]; ok {
-			if f := full.prices[j]; f.InputPerMTok.Equal(p.InputPerMTok) && f.OutputPerMTok.Equal(p.OutputPerMTok) {
-				ps[i].LongContext = f.LongContext
-			}
-		}
+	// rates are the full table's (fullLongContext).
+	for i := range ps {
+		ps[i].curated = true
 	}
 	t := NewLLMPriceTable(ps, LLMPricesSource, LLMPricesAsOf)
 	t.fallback = true

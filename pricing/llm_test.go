@@ -112,7 +112,7 @@ func TestUsageCostEachKindAtItsRate(t *testing.T) {
 	t.Parallel()
 	tb := DefaultLLMPrices()
 	sonnet, _ := tb.Lookup("claude-sonnet-4-5")
-	if sonnet.Source != LLMPricesSource && !strings.Contains(sonnet.Source, "RoCry") || sonnet.LongContext == nil {
+	if !strings.Contains(sonnet.Source, "RoCry") || !sonnet.curated {
 		t.Fatalf("curated Sonnet 4.5: %+v", sonnet)
 	}
 	u := TokenUsage{Uncached: 1_000_000, CacheRead: 2_000_000, CacheWrite5m: 100_000, CacheWrite1h: 10_000, Output: 100_000}
@@ -124,9 +124,6 @@ func TestUsageCostEachKindAtItsRate(t *testing.T) {
 		t.Errorf("Sonnet 4.5 over 200k = %s, want 10.32", got)
 	}
 	haiku, _ := tb.Lookup("claude-haiku-4-5-20251001")
-	if haiku.LongContext != nil {
-		t.Fatalf("Haiku 4.5 has long-context rates: %+v", haiku.LongContext)
-	}
 	if got := haiku.UsageCost(TokenUsage{Uncached: 1_000_000, LongContext: true}); !got.Equal(dec("1")) {
 		t.Errorf("Haiku 4.5 over 200k = %s, want its own rate, 1", got)
 	}

@@ -21,6 +21,19 @@ import (
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
+// commandOrg is a test database's URL, for the commands, and an org in it.
+func commandOrg(t *testing.T) (string, store.Org) {
+	t.Helper()
+	url := storetest.URL(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	return url, org
+}
+
 func randomKey() string {
 	b := make([]byte, 32)
 	rand.Read(b)
@@ -33,13 +46,7 @@ func randomKey() string {
 func TestConnectionCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := storetest.URL(t)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	url, org := commandOrg(t)
 	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer sk-admin-cli-test-key-abcd" || r.URL.Path != "/v1/organization/costs" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -100,13 +107,7 @@ func TestConnectionCommands(t *testing.T) {
 func TestConnectionCommandsGCP(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := storetest.URL(t)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	url, org := commandOrg(t)
 	google := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/token" {
 			t.Errorf("unexpected call %s", r.URL)
