@@ -104,7 +104,7 @@ func (c *rowCtx) moneyCell(i int, k quantity.Kind) (decimal.Decimal, error) {
 	if c.sheet.decimal != ',' {
 		d, err := parseNumber(s, k)
 		if err == nil {
-			if c.sheet.point.line == 0 && strings.IndexByte(s, '.') >= 0 && strings.IndexAny(s, "eE") < 0 {
+			if c.sheet.point.line == 0 && strings.IndexByte(s, '.') >= 0 && !strings.ContainsAny(s, "eE") {
 				c.sheet.point = cellAt{c.line, c.colName(i), strings.TrimSpace(s)}
 			}
 			return d, nil
