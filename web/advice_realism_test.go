@@ -16,7 +16,7 @@ func TestBreakEvenMixPageAndAPI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _, c, token := orgWithToken(t, b)
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	// gpt-4o: 1,000M input (none cached) + 200M output = $2,500 + $2,000 = $4,500.
 	// gpt-4o-mini: 2,000M input + 500M output = $300 + $300 = $600 — more tokens, less money.
 	insertDailySpend(t, b.st, org.ID, today.AddDate(0, 0, -2), "gpt-4o-mini", 2_000_000_000, 500_000_000, 0, "600")

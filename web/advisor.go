@@ -92,14 +92,14 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 	v := views.AdviceView{Form: form, Link: "/advisor?" + form.Encode()}
 	b, errs, bad := adviseBodyFromForm(form)
 	if len(errs) > 0 {
-		p, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, advisor.PriceCatalog, time.Now())
+		p, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), currentOrg(c).ID, advisor.PriceCatalog, s.now())
 		if err != nil {
 			return v, err
 		}
 		v.Errors, v.Prices, v.Invalid = errs, priceInfo(p), bad
 		return v, nil
 	}
-	adv, p, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	adv, p, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, s.now())
 	v.Prices = priceInfo(p)
 	var ie *advisor.InputError
 	switch {
@@ -114,7 +114,7 @@ func (s *Server) adviceView(c echo.Context, form url.Values) (views.AdviceView, 
 			}
 		}
 		if p.Catalog == nil {
-			p, _ = advisor.LoadOrgPrices(c.Request().Context(), nil, 0, advisor.PriceCatalog, time.Now())
+			p, _ = advisor.LoadOrgPrices(c.Request().Context(), nil, 0, advisor.PriceCatalog, s.now())
 			v.Prices = priceInfo(p)
 		}
 		return v, nil

@@ -365,7 +365,7 @@ func TestPaidRatesFromBills(t *testing.T) {
 	b := setup(t)
 	org, _, c, token := orgWithToken(t, b)
 	imp := insertImport(t, b.st, org.ID)
-	now := time.Now().UTC().Truncate(time.Hour)
+	now := testNow.UTC().Truncate(time.Hour)
 	insertCharges(t, b.st, org.ID, imp, []charge{
 		// 150 + 90 USD over 100 + 50 GPU-hours: $1.60 per GPU-hour.
 		{provider: "AWS", instance: "p4d.24xlarge", gpu: "A100", currency: "USD", start: now.Add(-48 * time.Hour), period: 12*time.Hour + 30*time.Minute, billed: "150.00", gpuCount: "8", gpuHours: "100"},
@@ -425,7 +425,7 @@ func TestBreakEvenDefaultsFromUsage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _, c, _ := orgWithToken(t, b)
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	// Input tokens include cached ones (ingest's convention).
 	insertDailySpend(t, b.st, org.ID, today.AddDate(0, 0, -1), "gpt-4.1-mini", 200_000_000, 60_000_000, 50_000_000, "100")
 	insertDailySpend(t, b.st, org.ID, today.AddDate(0, 0, -10), "gpt-4.1-mini", 100_000_000, 40_000_000, 0, "50")
