@@ -333,11 +333,12 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 }
 
 // derivedMaxGPUs is the GPU cap of a training-type job that names none:
-// four times the GPUs the fastest GPU type considered needs to finish
-// within the deadline (rounded up to whole 8-GPU nodes), so that GPUs up to
-// four times slower still compete and a 405B run gets a real cluster.
+// eight times the GPUs the fastest GPU type considered would need to finish
+// within the deadline at its single-GPU rate (rounded up to whole 8-GPU
+// nodes), so that slower GPUs still compete and a 405B run, whose
+// communication and restarts grow with its cluster, gets a real one.
 func (r *request) derivedMaxGPUs(cat *Catalog) int {
-	best := 0.0
+	best := math.Inf(1)
 	for _, in := range cat.instances {
 		g, ok := cat.gpus[in.GPU]
 		if !ok || !r.wants(in) {
@@ -347,35 +348,31 @@ func (r *request) derivedMaxGPUs(cat *Catalog) int {
 		if err != nil {
 			continue
 		}
-		best = math.Max(best, g.PeakTFLOPS(g.computePrecision(p))*r.trainingMFU())
+		best = math.Min(best, r.trainingTime(g, p, 1, 1, 1).Hours)
 	}
-	if best == 0 || r.DeadlineHours <= 0 {
+	if math.IsInf(best, 0) || r.DeadlineHours <= 0 {
 		return 0
 	}
-	gpuHours := TrainingHours(r.flopsFactor(), r.model.ActiveParams, r.Tokens, 1, best, 1)
-	need := math.Ceil(4 * gpuHours / r.DeadlineHours / 8)
+	need := math.Ceil(8 * best / r.DeadlineHours / 8)
 	if need > 1e6 {
 		return 8e6
 	}
 	return int(need) * 8
 }
 
-// flopsFactor is FLOPs per active parameter per token of the training-type job.
-func (r *request) flopsFactor() float64 {
-	if r.Job == JobLoRA || r.Job == JobQLoRA {
-		return r.a.LoRAFLOPsFactor
+// adapters is the trainable parameters of a LoRA or QLoRA job.
+func (r *request) adapters() float64 {
+	if r.a.AdapterFraction > 0 {
+		return r.a.AdapterFraction * r.model.Params
 	}
-	return r.a.TrainingFLOPsFactor
+	return r.model.LoRAParams(r.a.LoRARank)
 }
 
-// trainingMFU is the MFU of the job before any interconnect penalty: the
-// size-dependent one for training and full fine-tuning, the assumption
-// itself for LoRA and QLoRA (a frozen base on few GPUs).
-func (r *request) trainingMFU() float64 {
-	if r.Job == JobTraining || r.Job == JobFullFinetune {
-		return r.a.TrainingMFU(r.model.ActiveParams)
-	}
-	return r.a.MFU
+// trainingTime is the time model of the job on n GPUs of g (perNode to an
+// instance) at tensor-parallel degree tp.
+func (r *request) trainingTime(g GPU, prec Precision, n, perNode, tp int) TrainingTime {
+	return EstimateTrainingTime(TrainingConfig{Job: r.Job, Model: r.model, Tokens: r.Tokens, SeqLen: r.SeqLen,
+		GPU: g, Prec: prec, GPUs: n, PerNode: perNode, TP: tp, Adapters: r.adapters()}, r.a)
 }
 
 // requestModel returns the known model req names, else a custom model of
@@ -515,12 +512,11 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	switch r.Job {
 	case JobTraining, JobFullFinetune:
 		e.TrainingFLOPs = r.a.TrainingFLOPsFactor * m.ActiveParams * r.Tokens
-		n("compute = %g·N·D = %.3g FLOPs at MFU %.3f (%.2f × %.2f for a %s-parameter model: smaller models keep GPUs less busy; calibrated on published pre-training GPU-hours)",
-			r.a.TrainingFLOPsFactor, e.TrainingFLOPs, r.trainingMFU(), r.a.MFU, sizeFactor(m.ActiveParams), HumanCount(m.ActiveParams))
+		n("compute = %g·N·D = %.3g FLOPs of matmuls, plus attention 12·L·s·d per token; see the time model below", r.a.TrainingFLOPsFactor, e.TrainingFLOPs)
 		n("memory = %g B/param (mixed-precision AdamW) sharded over all GPUs (ZeRO-3/FSDP) + activations per GPU", r.a.TrainingBytesPerParam)
 	case JobLoRA, JobQLoRA:
 		e.TrainingFLOPs = r.a.LoRAFLOPsFactor * m.ActiveParams * r.Tokens
-		n("compute = %g·N·D = %.3g FLOPs at MFU %.2f", r.a.LoRAFLOPsFactor, e.TrainingFLOPs, r.a.MFU)
+		n("compute = %g·N·D = %.3g FLOPs of matmuls (no weight gradients for the frozen base), plus attention 12·L·s·d per token", r.a.LoRAFLOPsFactor, e.TrainingFLOPs)
 		base := fmt.Sprintf("%g B/param %s base", r.Precision.BytesPerParam(), r.Precision)
 		if r.Job == JobQLoRA {
 			base = fmt.Sprintf("%g B/param 4-bit NF4 base", r.a.QLoRABytesPerParam)
@@ -542,14 +538,14 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	if r.Job.IsTraining() {
 		tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
 		n("activations: %s recompute, micro-batch %d, %d-token sequences: %s GB per GPU", tm.Recompute, r.a.MicroBatch, r.SeqLen, fmtGB(tm.ActivationBytesPerGPU))
-		n("multi-GPU training without NVLink runs at %.0f%% of the MFU; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
+		r.timeNotes(n)
 	}
 	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine)", r.a.MemoryFraction*100, r.a.RuntimeReserveGB)
 	if r.defaultDeadline {
 		n("deadline: %s h (%g days), the default for training jobs; set deadline_hours to change it", fmtHours(r.DeadlineHours), r.DeadlineHours/24)
 	}
 	if r.derivedCap {
-		n("GPU cap: %s GPUs, derived from the job (4× what the fastest GPU needs to meet the deadline); set max_gpus to change it", fmtInt(float64(r.MaxGPUs)))
+		n("GPU cap: %s GPUs, derived from the job (8× what the fastest GPU would need to meet the deadline at its single-GPU rate); set max_gpus to change it", fmtInt(float64(r.MaxGPUs)))
 	}
 	if r.datacenterOnly {
 		n("datacenter GPUs only: consumer cards and peer-marketplace offers are left out; set datacenter_only false for experiments")
@@ -562,6 +558,21 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		n("prices flagged as suspicious (GCP a2/a3/a4 tiers) are excluded; set include_suspicious to use them")
 	}
 	return e
+}
+
+// timeNotes states the training time model and the published runs its
+// defaults rest on.
+func (r *request) timeNotes(n func(string, ...any)) {
+	n("time per step = max(compute, gradient traffic) + tensor-parallel traffic + %g s overhead; compute = tokens per GPU × (matmul FLOPs at the matmul fraction of peak + attention FLOPs at %.2f of that rate); the %s-token global batch is shared by the data-parallel GPUs, at least one sequence each",
+		r.a.StepOverheadSeconds, r.a.AttentionEfficiency, HumanCount(r.a.GlobalBatchTokens))
+	if r.a.MFU > 0 {
+		n("matmul fraction %.2f of peak on every GPU (yours)", r.a.MFU)
+	} else {
+		n("matmul fraction by GPU generation: %.2f on Ampere (A100), calibrated on the TinyLlama, LLaMA, Llama 2, MPT-7B and BLOOM runs; %.2f on Hopper (H100), calibrated on the Llama 3.1 8B, 70B and 405B runs; other generations take the closest (docs/advisor.md, \"Calibration\"); fp8 reaches %.2f of that of its doubled peak",
+			ampereMatmul, hopperMatmul, fp8MatmulFactor)
+	}
+	n("restarts after hardware failures: wall-clock × (1 + GPUs · %.3g/h · (%g h restart + %g h half checkpoint interval)), the failure rate of Llama 3 405B's 16,384 H100s", r.a.GPUFailuresPerHour, r.a.RestartHours, r.a.CheckpointIntervalHours/2)
+	n("multi-GPU training without NVLink runs at %.0f%% of the matmul fraction; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
 }
 
 // plan is one sized configuration before pricing.
@@ -725,8 +736,7 @@ func (r *request) sizeBatch(g GPU, prec Precision, gpusPer, maxInstances int, ov
 }
 
 // sizeTraining is size for the training-type jobs: the fewest instances
-// that meet the deadline, then the fewest from there whose GPUs hold the
-// sharded states and the activations.
+// that hold the sharded states and the activations and meet the deadline.
 func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
 	usable := r.a.UsableBytes(g)
 	tm := EstimateTrainingMemory(r.Job, r.model, prec, r.SeqLen, r.a)
@@ -739,15 +749,15 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 	if !multiNode {
 		maxInstances = 1
 	}
-	speed := r.trainingSpeedOn(g, prec)
-	kStart, err := r.fewestTrainingInstances(speed, gpusPer, maxInstances, multiNode, overhead, where)
+	s := trainingSpeed{r: r, g: g, prec: prec, perNode: gpusPer, tm: tm, tps: tps, usable: usable}
+	kStart, err := r.fewestTrainingInstances(s, maxInstances, multiNode, overhead, where)
 	if err != nil {
 		return plan{}, err
 	}
 	var lastErr error
 	for k := kStart; k <= maxInstances; k++ {
 		n := k * gpusPer
-		tp := fittingTensorParallel(tm, tps, n, usable)
+		tp := s.fastestTensorParallel(k)
 		if tp == 0 {
 			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: float64(n) * usable}
 			// Memory per GPU falls with more GPUs only through the sharded states: jump to the
@@ -759,7 +769,11 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 			}
 			continue
 		}
-		return trainingPlan(tm, speed, k, gpusPer, tp, usable), nil
+		t := s.time(k, tp)
+		if r.DeadlineHours > 0 && t.Hours*overhead > r.DeadlineHours && k < maxInstances {
+			continue // tensor parallelism costs a little time: one more instance
+		}
+		return trainingPlan(tm, t, k, gpusPer, tp, usable), nil
 	}
 	if me, ok := lastErr.(*memoryError); ok && maxInstances > 1 {
 		return plan{}, fmt.Errorf("%s (even on %d GPUs)", me.Error(), maxInstances*gpusPer)
@@ -769,8 +783,8 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 
 // tensorParallelDegrees returns the tensor-parallel degrees to try on an
 // instance of gpusPer GPUs of g: 1 (plain ZeRO-3/FSDP data parallelism),
-// then powers of two within one NVLink-class machine, used only when
-// plain data parallelism does not fit.
+// then powers of two within one NVLink-class machine; the fastest degree
+// that fits is used (fastestTensorParallel).
 func tensorParallelDegrees(g GPU, gpusPer int) []int {
 	tps := []int{1}
 	if g.FastInterconnect() {
@@ -781,78 +795,105 @@ func tensorParallelDegrees(g GPU, gpusPer int) []int {
 	return tps
 }
 
-// fittingTensorParallel returns the smallest of the degrees tps at which
-// the job fits n GPUs of usable bytes each, or 0 when none does.
-func fittingTensorParallel(tm TrainingMemory, tps []int, n int, usable float64) int {
-	for _, t := range tps {
-		if tm.PerGPU(n, t) <= usable {
-			return t
+// fastestTensorParallel returns, of the degrees at which the job fits k
+// instances, the one that trains fastest (tensor parallelism shrinks the
+// weights each GPU gathers, at the cost of its own traffic), or 0 when
+// none fits.
+func (s trainingSpeed) fastestTensorParallel(k int) int {
+	best, bestHours := 0, math.Inf(1)
+	for _, t := range s.tps {
+		if s.tm.PerGPU(k*s.perNode, t) > s.usable {
+			continue
+		}
+		if h := s.time(k, t).Hours; h < bestHours*(1-1e-9) {
+			best, bestHours = t, h
 		}
 	}
-	return 0
+	return best
 }
 
-// trainingSpeed is how fast training runs on GPUs of one type.
+// trainingSpeed is how fast the job trains on instances of one type.
 type trainingSpeed struct {
 	r       *request
-	peak    float64 // TFLOPS at the compute precision
-	baseMFU float64
-	fast    bool // NVLink-class interconnect
+	g       GPU
+	prec    Precision
+	perNode int
+	tm      TrainingMemory
+	tps     []int
+	usable  float64
 }
 
-// trainingSpeedOn returns the speed of the job on GPUs g at precision prec.
-func (r *request) trainingSpeedOn(g GPU, prec Precision) trainingSpeed {
-	return trainingSpeed{r: r, peak: g.PeakTFLOPS(g.computePrecision(prec)), baseMFU: r.trainingMFU(), fast: g.FastInterconnect()}
+// time is the time model on k instances at tensor-parallel degree tp.
+func (s trainingSpeed) time(k, tp int) TrainingTime {
+	return s.r.trainingTime(s.g, s.prec, k*s.perNode, s.perNode, tp)
 }
 
-// hours returns the training time on n GPUs and the MFU it assumes, which
-// is reduced (penalty) for several GPUs without NVLink.
-func (s trainingSpeed) hours(n int) (hours, mfu float64, penalty bool) {
-	mfu = s.baseMFU
-	penalty = n > 1 && !s.fast
-	if penalty {
-		mfu *= s.r.a.SlowInterconnectMFUFactor
+// timeOn is the time on k instances at the tensor-parallel degree they
+// would need to hold the job (the largest when none holds it).
+func (s trainingSpeed) timeOn(k int) TrainingTime {
+	tp := s.fastestTensorParallel(k)
+	if tp == 0 {
+		tp = s.tps[len(s.tps)-1]
 	}
-	return TrainingHours(s.r.flopsFactor(), s.r.model.ActiveParams, s.r.Tokens, n, s.peak, mfu), mfu, penalty
+	return s.time(k, tp)
 }
 
-// fewestTrainingInstances returns the fewest instances of gpusPer GPUs that
-// meet the deadline (time falls as 1/instances on NVLink nodes), or why
-// none within maxInstances does.
-func (r *request) fewestTrainingInstances(speed trainingSpeed, gpusPer, maxInstances int, multiNode bool, overhead float64, where string) (int, error) {
-	h, _, _ := speed.hours(gpusPer)
+// fewestTrainingInstances returns the fewest instances that meet the
+// deadline (time falls with instances until communication and overheads
+// dominate), or why none within maxInstances does.
+func (r *request) fewestTrainingInstances(s trainingSpeed, maxInstances int, multiNode bool, overhead float64, where string) (int, error) {
+	h := s.timeOn(1).Hours
 	if !(r.DeadlineHours > 0 && h*overhead > r.DeadlineHours) {
 		return 1, nil
 	}
 	if !multiNode {
 		return 0, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (a single machine: no NVLink-class nodes to add)",
-			fmtHours(h*overhead), gpusPer, fmtHours(r.DeadlineHours))
+			fmtHours(h*overhead), s.perNode, fmtHours(r.DeadlineHours))
 	}
-	k := int(math.Ceil(h * overhead / r.DeadlineHours * (1 - 1e-12)))
-	if k > maxInstances {
-		hc, _, _ := speed.hours(maxInstances * gpusPer)
-		r.limits.needGPUs(k*gpusPer, where)
-		r.limits.needHours(hc*overhead, maxInstances*gpusPer, where)
-		return 0, fmt.Errorf("takes %s h on %s GPUs (the cap), deadline %s h; needs %s GPUs",
-			fmtHours(hc*overhead), fmtInt(float64(maxInstances*gpusPer)), fmtHours(r.DeadlineHours), fmtInt(float64(k*gpusPer)))
+	meets := func(k int) bool { return s.timeOn(k).Hours*overhead <= r.DeadlineHours }
+	if !meets(maxInstances) {
+		hc := s.timeOn(maxInstances).Hours
+		r.limits.needHours(hc*overhead, maxInstances*s.perNode, where)
+		msg := fmt.Sprintf("takes %s h on %s GPUs (the cap), deadline %s h", fmtHours(hc*overhead), fmtInt(float64(maxInstances*s.perNode)), fmtHours(r.DeadlineHours))
+		// More GPUs help only until communication, overheads and failures
+		// dominate: look up to a million GPUs for a count that would do.
+		if k, ok := firstMeeting(maxInstances, max(16*maxInstances, 1e6/s.perNode), meets); ok {
+			r.limits.needGPUs(k*s.perNode, where)
+			return 0, fmt.Errorf("%s; needs %s GPUs", msg, fmtInt(float64(k*s.perNode)))
+		}
+		return 0, fmt.Errorf("%s; more GPUs would not meet it (communication, overheads and restarts grow with them)", msg)
 	}
+	k, _ := firstMeeting(1, maxInstances, meets)
 	return k, nil
 }
 
+// firstMeeting returns the least k in (lo, hi] with meets(k), by bisection
+// (meets is taken to hold from some k on), and false when meets(hi) fails.
+func firstMeeting(lo, hi int, meets func(int) bool) (int, bool) {
+	if !meets(hi) {
+		return 0, false
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if meets(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}
+
 // trainingPlan returns the plan of k instances of gpusPer GPUs at tensor
-// parallel degree tp, with the memory and MFU that explain it.
-func trainingPlan(tm TrainingMemory, speed trainingSpeed, k, gpusPer, tp int, usable float64) plan {
+// parallel degree tp, with the memory and time model that explain it.
+func trainingPlan(tm TrainingMemory, t TrainingTime, k, gpusPer, tp int, usable float64) plan {
 	n := k * gpusPer
-	hours, mfu, penalty := speed.hours(n)
-	detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); MFU %.2f",
-		fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+	detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); %s",
+		fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), t.explain())
 	if tp > 1 {
 		detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
 	}
-	if penalty {
-		detail += " (reduced: no NVLink between GPUs)"
-	}
-	return plan{instances: k, gpusPer: gpusPer, hours: hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: penalty}
+	return plan{instances: k, gpusPer: gpusPer, hours: t.Hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: t.SlowLinks}
 }
 
 func (r *request) sizeServing(g GPU, prec Precision, gpusPer, maxInstances int, where string) (plan, error) {
