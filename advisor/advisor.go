@@ -131,15 +131,14 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 }
 
 // sizeRequired is the one rule of what sizes a job, whoever asks (form,
-// API, CLI: docs/advisor.md, "Advisor inputs"): a training or fine-tuning
-// job needs its training tokens, and batch inference the tokens to
-// generate or to read. No face fills them in for the user: a job sized by
-// a number nobody typed is a silent answer to another question.
+// API, CLI: docs/advisor.md, "Advisor inputs"): batch inference needs the
+// tokens to generate or to read. A training or fine-tuning job without
+// tokens gets the configurations that hold it, without time or cost. No
+// face fills tokens in for the user: a job sized by a number nobody typed
+// is a silent answer to another question.
 func (b AdviseBody) sizeRequired() error {
 	job := pricing.JobType(strings.TrimSpace(b.Job))
 	switch {
-	case job.IsTraining() && !(b.Tokens > 0):
-		return BadInput("tokens: a %s job is sized by its training tokens (the dataset's tokens × epochs, e.g. 1B); enter them", job)
 	case job == pricing.JobBatchInference && !(b.Tokens > 0) && !(b.InputTokens > 0):
 		return BadInput("tokens: batch inference is sized by the tokens to generate (tokens) or to read (input_tokens); enter one")
 	}
@@ -211,7 +210,7 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 			if len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' || string(v) == "null" || string(v) == "true" || string(v) == "false" {
 				continue // not a number: the decoder below says what is wrong
 			}
-			if _, err := quantity.Factor.Parse("assumptions."+k, string(v)); err != nil {
+			if _, err := AssumptionKind(k).Parse("assumptions."+k, string(v)); err != nil {
 				return a, err
 			}
 		}
@@ -222,6 +221,15 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 		return a, BadInput("assumptions: %v", err)
 	}
 	return a, nil
+}
+
+// AssumptionKind is how an assumption's value is bounded: the global batch
+// is a token count, every other assumption a factor.
+func AssumptionKind(key string) quantity.Kind {
+	if key == "global_batch_tokens" {
+		return quantity.Tokens
+	}
+	return quantity.Factor
 }
 
 // ProviderList is the providers named in a comma-separated list and a

@@ -116,9 +116,14 @@ type Option struct {
 	MemoryAvailableGB float64 `json:"memory_available_gb"`
 	// MemoryMarginGB is MemoryAvailableGB − MemoryNeededGB.
 	MemoryMarginGB float64 `json:"memory_margin_gb"`
+	// Tight is set when the configuration fits only in the headroom memory_fraction keeps (the
+	// reason says how many GB stay free).
+	Tight bool `json:"tight,omitempty"`
 	// Reason says in plain words why this configuration works and what drives its cost.
 	Reason string `json:"reason"`
 
+	// USDPerHour is the price of the whole configuration for one hour (instances × the hourly price).
+	USDPerHour decimal.Decimal `json:"usd_per_hour"`
 	// HourlyUSD is the price of one instance-hour used. Go callers only.
 	HourlyUSD decimal.Decimal `json:"-"`
 	// TokensPerSec is the delivered throughput for inference jobs. Go callers only.
@@ -165,6 +170,9 @@ type AdviceAssumptions struct {
 	TargetTokensPerSec float64 `json:"target_tokens_per_s,omitempty"`
 	// DeadlineHours is the deadline applied (0 = none).
 	DeadlineHours float64 `json:"deadline_hours,omitempty"`
+	// FitOnly is set for a training-type job given without tokens: the options hold it, ranked by
+	// the price of an hour, without time or cost.
+	FitOnly bool `json:"fit_only,omitempty"`
 	// MaxGPUs is the GPU cap per configuration applied.
 	MaxGPUs int `json:"max_gpus"`
 	// DatacenterOnly is whether consumer GPUs and marketplace offers were left out.
@@ -223,12 +231,20 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 		if c := a.CostUSD.Cmp(b.CostUSD); c != 0 {
 			return c < 0
 		}
+		if c := a.USDPerHour.Cmp(b.USDPerHour); c != 0 {
+			return c < 0 // fit only: no job cost, the price of an hour
+		}
 		if a.Hours != b.Hours {
 			return a.Hours < b.Hours
 		}
 		return a.Provider+a.InstanceType < b.Provider+b.InstanceType
 	})
 	out.Summary = summarize(out.Options, r)
+	if r.fitOnly && len(out.Options) > 0 {
+		w := out.Options[0]
+		out.Summary = fmt.Sprintf("No tokens given, so no time or cost: these configurations hold the job, cheapest hour first; %s %s (%s, %s) at %s/h. Give tokens for the job's time and cost.",
+			w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.USDPerHour, "USD"))
+	}
 	if len(out.Options) == 0 {
 		out.Summary = r.nothingFits()
 	}
@@ -248,6 +264,7 @@ type request struct {
 	a               Assumptions
 	datacenterOnly  bool
 	defaultDeadline bool // the deadline is DefaultTrainingDeadlineHours
+	fitOnly         bool // a training-type job without tokens: memory fit only
 	derivedCap      bool // MaxGPUs came from derivedMaxGPUs
 	// limits records, across the instances evaluated, what would make the
 	// job fit when a deadline or the GPU cap rules configurations out.
@@ -296,7 +313,8 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	if r.SeqLen == 0 {
 		r.SeqLen = defaultSeqLen
 	}
-	if r.DeadlineHours == 0 && job.IsTraining() {
+	r.fitOnly = job.IsTraining() && req.Tokens == 0
+	if r.DeadlineHours == 0 && job.IsTraining() && !r.fitOnly {
 		r.DeadlineHours, r.defaultDeadline = DefaultTrainingDeadlineHours, true
 	}
 	r.datacenterOnly = DatacenterOnlyDefault(job)
@@ -416,7 +434,7 @@ func sizeErrors(job JobType, req AdviceRequest) []error {
 			errs = append(errs, fmt.Errorf("%s must be a non-negative number, got %g", name, v))
 		}
 	}
-	if (job.IsTraining() || job == JobBatchInference) && !(req.Tokens > 0) && req.InputTokens <= 0 {
+	if job == JobBatchInference && !(req.Tokens > 0) && req.InputTokens <= 0 {
 		errs = append(errs, fmt.Errorf("%s needs a positive token count (tokens)", job))
 	}
 	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 {
@@ -496,7 +514,7 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		Assumptions: r.a, Job: r.Job, Model: m, Precision: r.Precision, Tokens: r.Tokens,
 		InputTokens: r.InputTokens, SeqLen: r.SeqLen, Concurrency: r.Concurrency,
 		TargetTokensPerSec: r.TargetTokensPerSec, DeadlineHours: r.DeadlineHours, MaxGPUs: r.MaxGPUs,
-		DatacenterOnly:  r.datacenterOnly,
+		DatacenterOnly: r.datacenterOnly, FitOnly: r.fitOnly,
 		SpotOverhead:    r.a.SpotOverhead(),
 		WeightsGB:       round2(m.Params * r.Precision.BytesPerParam() / GB),
 		KVBytesPerToken: m.KVBytesPerToken(r.Precision.kvBytesPerValue()),
@@ -517,19 +535,13 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	case JobLoRA, JobQLoRA:
 		e.TrainingFLOPs = r.a.LoRAFLOPsFactor * m.ActiveParams * r.Tokens
 		n("compute = %g·N·D = %.3g FLOPs of matmuls (no weight gradients for the frozen base), plus attention 12·L·s·d per token", r.a.LoRAFLOPsFactor, e.TrainingFLOPs)
-		base := fmt.Sprintf("%g B/param %s base", r.Precision.BytesPerParam(), r.Precision)
+		adapters := r.adapters()
 		if r.Job == JobQLoRA {
-			base = fmt.Sprintf("%g B/param 4-bit NF4 base", r.a.QLoRABytesPerParam)
+			n("memory = NF4 base at %.3f B/param (4.127 bits with double-quantised constants) + %s embedding params at 2 B + adapters (%s params, rank %g) × 4 B (bf16 weights and gradients; the paged AdamW state goes to host memory when the GPU is full) + checkpointed activations, the one layer recomputed and the logits; checked against the QLoRA paper's 65B on one 48 GB GPU (docs/advisor.md, \"QLoRA memory\")",
+				r.a.QLoRABytesPerParam, HumanCount(m.EmbeddingParams()), HumanCount(adapters), r.a.LoRARank)
+		} else {
+			n("memory = %g B/param %s base + adapters (%s params, rank %g, × 16 B) + activations", r.Precision.BytesPerParam(), r.Precision, HumanCount(adapters), r.a.LoRARank)
 		}
-		adapters := m.LoRAParams(r.a.LoRARank)
-		if r.a.AdapterFraction > 0 {
-			adapters = r.a.AdapterFraction * m.Params
-		}
-		per := 16
-		if r.Job == JobQLoRA {
-			per = 8 // the paged optimizer keeps AdamW state in host memory when the GPU is full
-		}
-		n("memory = %s + adapters (%s params, rank %g, × %d B) + activations", base, HumanCount(adapters), r.a.LoRARank, per)
 	default:
 		n("memory = %g × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
 			r.a.InferenceMemoryOverhead, e.KVBytesPerToken, r.SeqLen)
@@ -540,7 +552,7 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		n("activations: %s recompute, micro-batch %d, %d-token sequences: %s GB per GPU", tm.Recompute, r.a.MicroBatch, r.SeqLen, fmtGB(tm.ActivationBytesPerGPU))
 		r.timeNotes(n)
 	}
-	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine)", r.a.MemoryFraction*100, r.a.RuntimeReserveGB)
+	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine); a configuration that fits only in the other %.0f%% is listed as \"fits, tight\"", r.a.MemoryFraction*100, r.a.RuntimeReserveGB, (1-r.a.MemoryFraction)*100)
 	if r.defaultDeadline {
 		n("deadline: %s h (%g days), the default for training jobs; set deadline_hours to change it", fmtHours(r.DeadlineHours), r.DeadlineHours/24)
 	}
@@ -586,6 +598,7 @@ type plan struct {
 	tokensPerS float64
 	detail     string
 	mfuPenalty bool
+	tight      bool // fits only without the headroom memory_fraction keeps
 }
 
 // evaluate sizes and prices instance in for the job, on demand and (when
@@ -738,7 +751,24 @@ func (r *request) sizeBatch(g GPU, prec Precision, gpusPer, maxInstances int, ov
 // sizeTraining is size for the training-type jobs: the fewest instances
 // that hold the sharded states and the activations and meet the deadline.
 func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
-	usable := r.a.UsableBytes(g)
+	p, err := r.sizeTrainingWithin(r.a.UsableBytes(g), g, prec, gpusPer, maxInstances, overhead, where)
+	var me *memoryError
+	if err == nil || !errors.As(err, &me) {
+		return p, err
+	}
+	// Without the headroom memory_fraction keeps, does it fit? Then it is
+	// listed, marked tight, rather than dropped.
+	tight, terr := r.sizeTrainingWithin(r.a.TightUsableBytes(g), g, prec, gpusPer, maxInstances, overhead, where)
+	if terr != nil {
+		return p, err
+	}
+	tight.tight = true
+	tight.memHave = float64(tight.instances*tight.gpusPer) * r.a.UsableBytes(g)
+	return tight, nil
+}
+
+// sizeTrainingWithin is sizeTraining with usable bytes per GPU.
+func (r *request) sizeTrainingWithin(usable float64, g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
 	tm := EstimateTrainingMemory(r.Job, r.model, prec, r.SeqLen, r.a)
 	tps := tensorParallelDegrees(g, gpusPer)
 	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= usable {
@@ -773,10 +803,14 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 		if r.DeadlineHours > 0 && t.Hours*overhead > r.DeadlineHours && k < maxInstances {
 			continue // tensor parallelism costs a little time: one more instance
 		}
-		return trainingPlan(tm, t, k, gpusPer, tp, usable), nil
+		p := trainingPlan(tm, t, k, gpusPer, tp, usable)
+		if r.fitOnly {
+			p.hours, p.detail = 0, strings.SplitN(p.detail, "; ", 2)[0]
+		}
+		return p, nil
 	}
 	if me, ok := lastErr.(*memoryError); ok && maxInstances > 1 {
-		return plan{}, fmt.Errorf("%s (even on %d GPUs)", me.Error(), maxInstances*gpusPer)
+		return plan{}, &memoryError{need: me.need, have: me.have, suffix: fmt.Sprintf(" (even on %d GPUs)", maxInstances*gpusPer)}
 	}
 	return plan{}, lastErr
 }
@@ -956,7 +990,8 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 		Hours: round2(wall), GPUHours: round2(wall * float64(gpus)), CostUSD: cost,
 		MemoryNeededGB: round1(p.memNeed / GB), MemoryAvailableGB: round1(p.memHave / GB),
 		MemoryMarginGB: round1((p.memHave - p.memNeed) / GB),
-		HourlyUSD:      hourly, TokensPerSec: p.tokensPerS, Overhead: overhead,
+		HourlyUSD:      hourly, USDPerHour: hourly.Mul(decimal.NewFromInt(int64(p.instances))),
+		TokensPerSec: p.tokensPerS, Overhead: overhead,
 		PriceSource: in.Source, Flags: in.Flags,
 	}
 	o.Badge, o.Caveat = OfferBadge(in.Provider, g)
@@ -975,13 +1010,22 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 	}
 	usable := fmt.Sprintf("usable (%.0f%% of %s GB − %s GB reserve per GPU)", r.a.MemoryFraction*100, fmtGB(g.MemoryGB*GB), fmtGB(r.a.RuntimeReserveGB*GB))
 	margin := fmt.Sprintf("margin %s GB", fmtGB(p.memHave-p.memNeed))
+	if p.tight {
+		free := float64(gpus)*r.a.TightUsableBytes(g) - p.memNeed
+		margin = fmt.Sprintf("fits, tight: %s GB free without the %.0f%% headroom", fmtGB(free), (1-r.a.MemoryFraction)*100)
+		o.Tight = true
+	}
 	if gpus == 1 {
 		fmt.Fprintf(&b, "Fits on one %s (%s of %s GB %s, %s)", g.Name, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	} else {
 		fmt.Fprintf(&b, "%s instance(s) × %d %s = %s GPUs (%s), %s of %s GB %s, %s", fmtInt(float64(p.instances)), p.gpusPer, g.Name,
 			fmtInt(float64(gpus)), link, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	}
-	fmt.Fprintf(&b, "; %s; %s h at %s/h per instance %s", p.detail, fmtHours(wall), quantity.FormatMoney(hourly, "USD"), pricing)
+	if r.fitOnly {
+		fmt.Fprintf(&b, "; %s; %s/h per instance %s (no tokens given: no time or cost)", p.detail, quantity.FormatMoney(hourly, "USD"), pricing)
+	} else {
+		fmt.Fprintf(&b, "; %s; %s h at %s/h per instance %s", p.detail, fmtHours(wall), quantity.FormatMoney(hourly, "USD"), pricing)
+	}
 	if pricing == pricingSpot {
 		fmt.Fprintf(&b, " incl. +%.1f%% interruption overhead", (overhead-1)*100)
 		if r.Job == JobServing {

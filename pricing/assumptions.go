@@ -134,13 +134,13 @@ type Assumptions struct {
 	LoRAFLOPsFactor float64 `json:"lora_flops_factor"`
 	// TrainingBytesPerParam is the mixed-precision AdamW state: 2 weights + 2 grads + 12 optimizer = 16.
 	TrainingBytesPerParam float64 `json:"training_bytes_per_param"`
-	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants and 16-bit
-	// embeddings/norms (default 0.55).
+	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants: 4 bits + 8/64 +
+	// 32/(64·256) bits = 4.127 bits, 0.516 bytes (QLoRA paper §3); the embeddings stay 16-bit.
 	QLoRABytesPerParam float64 `json:"qlora_bytes_per_param"`
 	// AdapterFraction, when positive, is trainable LoRA parameters as a fraction of the base; 0
 	// (the default) counts them from LoRARank and the architecture. Each costs 16 bytes on the GPU
-	// (fp32 weights, grads, AdamW); QLoRA's paged optimizer keeps the 8 bytes of AdamW state in
-	// host memory when the GPU is full, so QLoRA counts 8.
+	// (fp32 weights, grads, AdamW); QLoRA's adapters are bf16 with bf16 gradients (4 bytes) and
+	// its paged optimizer keeps their AdamW state in host memory when the GPU is full.
 	AdapterFraction float64 `json:"adapter_fraction"`
 	// LoRARank is the adapter rank on every attention and MLP projection (default 16).
 	LoRARank float64 `json:"lora_rank"`
@@ -181,7 +181,7 @@ func DefaultAssumptions() Assumptions {
 		TrainingFLOPsFactor:       6,
 		LoRAFLOPsFactor:           4,
 		TrainingBytesPerParam:     16,
-		QLoRABytesPerParam:        0.55,
+		QLoRABytesPerParam:        (4 + 8.0/64 + 32.0/(64*256)) / 8,
 		LoRARank:                  16,
 		MicroBatch:                1,
 		InferenceMemoryOverhead:   1,

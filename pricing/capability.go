@@ -102,3 +102,9 @@ func DatacenterOnlyDefault(job JobType) bool {
 func (a Assumptions) UsableBytes(g GPU) float64 {
 	return math.Max(g.MemoryGB*GB*a.MemoryFraction-a.RuntimeReserveGB*GB, 0)
 }
+
+// TightUsableBytes is the memory a job can use on one GPU of g without the
+// headroom MemoryFraction keeps: the card less the runtime reserve.
+func (a Assumptions) TightUsableBytes(g GPU) float64 {
+	return math.Max(g.MemoryGB*GB-a.RuntimeReserveGB*GB, 0)
+}

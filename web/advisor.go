@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -191,6 +192,9 @@ func assumptionValues(a pricing.Assumptions) map[string]string {
 		switch x := v.(type) {
 		case float64:
 			out[k] = strconv.FormatFloat(x, 'g', 6, 64)
+			if x >= 1e6 && x == math.Trunc(x) {
+				out[k] = strconv.FormatFloat(x, 'f', -1, 64) // a count, as people type it
+			}
 		case string:
 			out[k] = x
 		}
@@ -228,7 +232,7 @@ func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string, map[string]
 	b.MaxGPUs = f.int(quantity.Count, "max_gpus", "Max GPUs")
 	a := map[string]any{}
 	for _, af := range views.AssumptionFields {
-		if d, ok := f.parse(quantity.Factor, af.Key, af.Label); ok {
+		if d, ok := f.parse(advisor.AssumptionKind(af.Key), af.Key, af.Label); ok {
 			a[af.Key] = d.InexactFloat64()
 		}
 	}

@@ -98,7 +98,7 @@ func TestAdvisorPage(t *testing.T) {
 		if n := d.Find(`[data-testid=excluded-row]`).Length(); n == 0 {
 			t.Fatal("no excluded options")
 		}
-		for _, sel := range []string{`[data-testid=advice-chart]`, `script#advice-chart-data`, `script[src^="/static/vendor/echarts.min.js"]`, `[data-testid=advice-summary]`, `[data-testid=winner-reason]`, `input[name=mfu][value="0.4"]`, `input[name=spot_interruptions_per_hour]`} {
+		for _, sel := range []string{`[data-testid=advice-chart]`, `script#advice-chart-data`, `script[src^="/static/vendor/echarts.min.js"]`, `[data-testid=advice-summary]`, `[data-testid=winner-reason]`, `input[name=mfu][value="0"]`, `input[name=global_batch_tokens][value="4000000"]`, `input[name=spot_interruptions_per_hour]`} {
 			if d.Find(sel).Length() == 0 {
 				t.Errorf("page lacks %s", sel)
 			}
@@ -190,7 +190,7 @@ func TestAPIAdvise(t *testing.T) {
 	for name, body := range map[string]string{
 		"UnknownJob":   `{"job":"juggling","model":"llama-3.1-8b","tokens":1e9}`,
 		"UnknownModel": `{"job":"lora","model":"gpt-17","tokens":1e9}`,
-		"NoTokens":     `{"job":"lora","model":"llama-3.1-8b"}`,
+		"NoTokens":     `{"job":"batch-inference","model":"llama-3.1-8b"}`,
 		"Typo":         `{"job":"lora","modle":"llama-3.1-8b","tokens":1e9}`,
 		"NotJSON":      `job=lora`,
 		"BadMFU":       `{"job":"lora","model":"llama-3.1-8b","tokens":1e9,"mfu":3}`,

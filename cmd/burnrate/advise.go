@@ -90,7 +90,7 @@ func printAdvice(stdout io.Writer, adv pricing.Advice) {
 	if len(adv.Options) > 0 {
 		fmt.Fprintln(stdout)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/1M tok\tmem GB need/usable\tprecision\tbadge\t")
+		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/h\tUSD/1M tok\tmem GB need/usable\tprecision\tbadge\t")
 		for _, o := range adv.Options {
 			perM := "-"
 			if o.USDPerMTok != nil {
@@ -104,8 +104,16 @@ func printAdvice(stdout io.Writer, adv pricing.Advice) {
 			if badge == "" {
 				badge = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
-				o.Pricing, o.Hours, o.GPUHours, quantity.FormatAmount(o.CostUSD), perM, o.MemoryNeededGB, o.MemoryAvailableGB, o.Precision, badge)
+			hours, gpuHours, cost := fmt.Sprintf("%.2f", o.Hours), fmt.Sprintf("%.1f", o.GPUHours), quantity.FormatAmount(o.CostUSD)
+			if adv.Assumptions.FitOnly {
+				hours, gpuHours, cost = "-", "-", "-"
+			}
+			mem := fmt.Sprintf("%.1f/%.1f", o.MemoryNeededGB, o.MemoryAvailableGB)
+			if o.Tight {
+				mem += " tight"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
+				o.Pricing, hours, gpuHours, cost, quantity.FormatAmount(o.USDPerHour), perM, mem, o.Precision, badge)
 		}
 		tw.Flush()
 	}

@@ -73,12 +73,14 @@ func TestAdviseJSON(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	// Training is sized by its tokens, as on the page and in the API:
-	// prompt tokens (a batch-inference input) do not stand in for them.
-	err = run(context.Background(), []string{"advise", "--job", "training", "--model", "llama-3.1-8b", "--input-tokens", "3B"},
-		env(nil), &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "tokens: a training job is sized by its training tokens") {
-		t.Errorf("training without tokens: %v", err)
+	// Without tokens a training job gets the configurations that hold it, as on the page and in
+	// the API: `burnrate advise --job qlora --params 65B` lists a single 48 GB GPU.
+	out.Reset()
+	if err := run(context.Background(), []string{"advise", "--job", "qlora", "--params", "65B"}, env(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "No tokens given") || !strings.Contains(out.String(), "1× L40S") {
+		t.Errorf("qlora 65B without tokens printed:\n%s", out.String())
 	}
 }
 
