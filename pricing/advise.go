@@ -36,6 +36,16 @@ type AdviceRequest struct {
 	Concurrency int `json:"concurrency"`
 	// TargetTokensPerSec is, for serving, the generated tokens per second to sustain.
 	TargetTokensPerSec float64 `json:"target_tokens_per_s"`
+	// RequestsPerSec is, for serving, the requests arriving per second (instead of a concurrency).
+	RequestsPerSec float64 `json:"requests_per_s"`
+	// PromptTokens and OutputTokens are a serving request's lengths (default 1,024 and 256).
+	PromptTokens int `json:"prompt_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// TTFTMs and TPOTMs are the serving latency targets, time to first token and time per output
+	// token in milliseconds, at LatencyPercentile (defaults 2,000 ms, 50 ms, 90).
+	TTFTMs            float64 `json:"ttft_ms"`
+	TPOTMs            float64 `json:"tpot_ms"`
+	LatencyPercentile float64 `json:"latency_percentile"`
 	// DeadlineHours, when positive, excludes configurations that take longer (training and batch
 	// jobs use more nodes/replicas first, up to MaxGPUs). Training-type jobs default to
 	// DefaultTrainingDeadlineHours (60 days).
@@ -64,8 +74,12 @@ type AdviceRequest struct {
 // (docs/advisor.md, "Advisor output").
 // Money is decimal.Decimal, which marshals as a JSON string ("123.45") like every amount in the API.
 type Advice struct {
-	// Options are the configurations that fit, cheapest job first.
+	// Options are the configurations that fit, cheapest job first; for serving, those that meet
+	// the latency target.
 	Options []Option `json:"options"`
+	// MissedTarget are, for serving, the configurations that hold the model but miss the latency
+	// target, cheapest first, each with its Miss.
+	MissedTarget []Option `json:"missed_target,omitempty"`
 	// Excluded are the configurations that were considered and rejected, with why.
 	Excluded []Excluded `json:"excluded"`
 	// Assumptions echo every constant and derived model figure used.
@@ -116,6 +130,14 @@ type Option struct {
 	MemoryAvailableGB float64 `json:"memory_available_gb"`
 	// MemoryMarginGB is MemoryAvailableGB − MemoryNeededGB.
 	MemoryMarginGB float64 `json:"memory_margin_gb"`
+	// TTFTMs and TPOTMs are, for serving, the latencies expected at the load, at the request's
+	// percentile; OutputTokensPerSec the generated tokens per second served; Batch the sequences
+	// each replica decodes at once; Miss why the latency target is missed.
+	TTFTMs             float64 `json:"ttft_ms,omitempty"`
+	TPOTMs             float64 `json:"tpot_ms,omitempty"`
+	OutputTokensPerSec float64 `json:"output_tokens_per_s,omitempty"`
+	Batch              int     `json:"batch,omitempty"`
+	Miss               string  `json:"miss,omitempty"`
 	// Tight is set when the configuration fits only in the headroom memory_fraction keeps (the
 	// reason says how many GB stay free).
 	Tight bool `json:"tight,omitempty"`
@@ -168,6 +190,8 @@ type AdviceAssumptions struct {
 	Concurrency int `json:"concurrency,omitempty"`
 	// TargetTokensPerSec is the serving throughput target.
 	TargetTokensPerSec float64 `json:"target_tokens_per_s,omitempty"`
+	// Serving is the load and latency target serving options are judged against.
+	Serving *ServingLoad `json:"serving,omitempty"`
 	// DeadlineHours is the deadline applied (0 = none).
 	DeadlineHours float64 `json:"deadline_hours,omitempty"`
 	// FitOnly is set for a training-type job given without tokens: the options hold it, ranked by
@@ -226,8 +250,46 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 		out.Options = append(out.Options, opts...)
 		out.Excluded = append(out.Excluded, excl...)
 	}
-	sort.SliceStable(out.Options, func(i, j int) bool {
-		a, b := out.Options[i], out.Options[j]
+	var meets []Option
+	for _, o := range out.Options {
+		if o.Miss != "" {
+			out.MissedTarget = append(out.MissedTarget, o)
+		} else {
+			meets = append(meets, o)
+		}
+	}
+	out.Options = append([]Option{}, meets...)
+	sortOptions(out.MissedTarget)
+	sortOptions(out.Options)
+	out.Summary = summarize(out.Options, r)
+	if r.fitOnly && len(out.Options) > 0 {
+		w := out.Options[0]
+		out.Summary = fmt.Sprintf("No tokens given, so no time or cost: these configurations hold the job, cheapest hour first; %s %s (%s, %s) at %s/h. Give tokens for the job's time and cost.",
+			w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.USDPerHour, "USD"))
+	}
+	if len(out.Options) == 0 {
+		out.Summary = r.nothingFits()
+		if len(out.MissedTarget) > 0 {
+			m := out.MissedTarget[0]
+			out.Summary = fmt.Sprintf("No configuration meets %s; the cheapest that holds the load, %s %s (%s, %s, %s per %g h), misses it: %s.",
+				r.load.target(), m.Provider, m.InstanceType, m.Config(), m.Pricing, quantity.FormatMoney(m.CostUSD, "USD"), r.a.ServingHours, m.Miss)
+		}
+	}
+	out.TotalOptions = len(out.Options)
+	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
+		out.Options = out.Options[:r.MaxOptions]
+	}
+	if r.MaxOptions >= 0 && len(out.MissedTarget) > r.MaxOptions {
+		out.MissedTarget = out.MissedTarget[:r.MaxOptions]
+	}
+	return out, nil
+}
+
+// sortOptions orders options cheapest job first, then cheapest hour,
+// shortest, and by name.
+func sortOptions(opts []Option) {
+	sort.SliceStable(opts, func(i, j int) bool {
+		a, b := opts[i], opts[j]
 		if c := a.CostUSD.Cmp(b.CostUSD); c != 0 {
 			return c < 0
 		}
@@ -239,20 +301,6 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 		}
 		return a.Provider+a.InstanceType < b.Provider+b.InstanceType
 	})
-	out.Summary = summarize(out.Options, r)
-	if r.fitOnly && len(out.Options) > 0 {
-		w := out.Options[0]
-		out.Summary = fmt.Sprintf("No tokens given, so no time or cost: these configurations hold the job, cheapest hour first; %s %s (%s, %s) at %s/h. Give tokens for the job's time and cost.",
-			w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.USDPerHour, "USD"))
-	}
-	if len(out.Options) == 0 {
-		out.Summary = r.nothingFits()
-	}
-	out.TotalOptions = len(out.Options)
-	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
-		out.Options = out.Options[:r.MaxOptions]
-	}
-	return out, nil
 }
 
 // request is a validated AdviceRequest with its model resolved.
@@ -265,6 +313,7 @@ type request struct {
 	datacenterOnly  bool
 	defaultDeadline bool // the deadline is DefaultTrainingDeadlineHours
 	fitOnly         bool // a training-type job without tokens: memory fit only
+	load            ServingLoad
 	derivedCap      bool // MaxGPUs came from derivedMaxGPUs
 	// limits records, across the instances evaluated, what would make the
 	// job fit when a deadline or the GPU cap rules configurations out.
@@ -314,6 +363,9 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 		r.SeqLen = defaultSeqLen
 	}
 	r.fitOnly = job.IsTraining() && req.Tokens == 0
+	if job == JobServing {
+		r.load = servingLoad(req)
+	}
 	if r.DeadlineHours == 0 && job.IsTraining() && !r.fitOnly {
 		r.DeadlineHours, r.defaultDeadline = DefaultTrainingDeadlineHours, true
 	}
@@ -393,6 +445,35 @@ func (r *request) trainingTime(g GPU, prec Precision, n, perNode, tp int) Traini
 		GPU: g, Prec: prec, GPUs: n, PerNode: perNode, TP: tp, Adapters: r.adapters()}, r.a)
 }
 
+// servingLoad is req's serving load and target with the defaults filled
+// in: a rate from requests_per_s or target_tokens_per_s, else a concurrency.
+func servingLoad(req AdviceRequest) ServingLoad {
+	l := ServingLoad{RequestsPerSec: req.RequestsPerSec, Concurrency: req.Concurrency, PromptTokens: req.PromptTokens,
+		OutputTokens: req.OutputTokens, TTFTMs: req.TTFTMs, TPOTMs: req.TPOTMs, Percentile: req.LatencyPercentile}
+	if l.PromptTokens == 0 {
+		l.PromptTokens = DefaultPromptTokens
+	}
+	if l.OutputTokens == 0 {
+		l.OutputTokens = DefaultOutputTokens
+	}
+	if l.TTFTMs == 0 {
+		l.TTFTMs = DefaultTTFTMs
+	}
+	if l.TPOTMs == 0 {
+		l.TPOTMs = DefaultTPOTMs
+	}
+	if l.Percentile == 0 {
+		l.Percentile = DefaultPercentile
+	}
+	if l.RequestsPerSec == 0 && req.TargetTokensPerSec > 0 {
+		l.RequestsPerSec = req.TargetTokensPerSec / float64(l.OutputTokens)
+	}
+	if l.RequestsPerSec > 0 {
+		l.Concurrency = 0
+	}
+	return l
+}
+
 // requestModel returns the known model req names, else a custom model of
 // req.Params parameters.
 func requestModel(req AdviceRequest) (Model, error) {
@@ -437,8 +518,19 @@ func sizeErrors(job JobType, req AdviceRequest) []error {
 	if job == JobBatchInference && !(req.Tokens > 0) && req.InputTokens <= 0 {
 		errs = append(errs, fmt.Errorf("%s needs a positive token count (tokens)", job))
 	}
-	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 {
-		errs = append(errs, errors.New("serving needs a concurrency or a target tokens/s"))
+	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 && req.RequestsPerSec <= 0 {
+		errs = append(errs, errors.New("serving needs a load: concurrency, requests_per_s or target_tokens_per_s"))
+	}
+	for name, v := range map[string]float64{"requests_per_s": req.RequestsPerSec, "ttft_ms": req.TTFTMs, "tpot_ms": req.TPOTMs} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s must be a non-negative number, got %g", name, v))
+		}
+	}
+	if req.LatencyPercentile != 0 && !(req.LatencyPercentile >= 50 && req.LatencyPercentile <= 99.9) {
+		errs = append(errs, fmt.Errorf("latency_percentile must be between 50 and 99.9, got %g", req.LatencyPercentile))
+	}
+	if req.PromptTokens < 0 || req.OutputTokens < 0 || req.PromptTokens > 10_000_000 || req.OutputTokens > 10_000_000 {
+		errs = append(errs, fmt.Errorf("prompt_tokens and output_tokens must be between 1 and 10,000,000, got %d and %d", req.PromptTokens, req.OutputTokens))
 	}
 	if req.SeqLen < 0 || req.SeqLen > 10_000_000 {
 		errs = append(errs, fmt.Errorf("seq_len must be between 1 and 10,000,000, got %d", req.SeqLen))
@@ -522,6 +614,8 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	}
 	if r.Job == JobServing {
 		e.SpotOverhead = r.a.ServingSpotOverhead()
+		l := r.load
+		e.Serving = &l
 	}
 	n := func(format string, args ...any) { e.Notes = append(e.Notes, fmt.Sprintf(format, args...)) }
 	if m.Notes != "" {
@@ -542,6 +636,12 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		} else {
 			n("memory = %g B/param %s base + adapters (%s params, rank %g, × 16 B) + activations", r.Precision.BytesPerParam(), r.Precision, HumanCount(adapters), r.a.LoRARank)
 		}
+	case JobServing:
+		l := r.load
+		n("target: %s; the defaults are TTFT ≤ %d ms, TPOT ≤ %d ms at p%d, %d-token prompts and %d-token answers", l.target(), DefaultTTFTMs, DefaultTPOTMs, DefaultPercentile, DefaultPromptTokens, DefaultOutputTokens)
+		n("memory = %g × weights + KV cache of every sequence in flight at its full length (%.0f B/token × %s tokens)", r.a.InferenceMemoryOverhead, e.KVBytesPerToken, fmtInt(float64(l.PromptTokens+l.OutputTokens)))
+		n("decode step = max((W + B·KV at the average context)/(η·BW), 2·N·B/(peak·inference MFU)) with η %.2f and inference MFU %.2f, calibrated on published vLLM/SGLang throughput (docs/advisor.md); prefill = 2·N·prompt/(peak·inference MFU)", r.a.Eta, r.a.InferenceMFU)
+		n("TTFT = prefill + one decode step + the M/M/1 wait for the prefill queue at the percentile; TPOT = decode step + the prefills that land during a request's decode (Poisson, at the percentile); B from the concurrency, or from the rate by Little's law")
 	default:
 		n("memory = %g × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
 			r.a.InferenceMemoryOverhead, e.KVBytesPerToken, r.SeqLen)
@@ -599,6 +699,8 @@ type plan struct {
 	detail     string
 	mfuPenalty bool
 	tight      bool // fits only without the headroom memory_fraction keeps
+	serving    *ServingEstimate
+	miss       string // the serving latency target missed, and why
 }
 
 // evaluate sizes and prices instance in for the job, on demand and (when
@@ -930,50 +1032,63 @@ func trainingPlan(tm TrainingMemory, t TrainingTime, k, gpusPer, tp int, usable 
 	return plan{instances: k, gpusPer: gpusPer, hours: t.Hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: t.SlowLinks}
 }
 
+// sizeServing is size for serving: the fewest replicas that hold the
+// sequences in flight and meet the latency target at the load; or, when
+// none within the cap does, the fewest that hold them, marked with why the
+// target is missed.
 func (r *request) sizeServing(g GPU, prec Precision, gpusPer, maxInstances int, where string) (plan, error) {
-	t, err := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, 0, r.a)
+	est := func(k int) (ServingEstimate, error) {
+		return EstimateServing(r.model, prec, g, gpusPer, k, r.load, r.a)
+	}
+	first, err := est(1)
 	if err != nil {
 		return plan{}, err
 	}
-	perReplica := func(replicas int) Throughput {
-		b := t.MaxBatch
-		if r.Concurrency > 0 {
-			b = min(b, (r.Concurrency+replicas-1)/replicas)
+	var fallback *ServingEstimate
+	for k := 1; k <= maxInstances; k++ {
+		e := first
+		if k > 1 {
+			e, _ = est(k)
 		}
-		tt, _ := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, b, r.a)
-		return tt
-	}
-	k := 1
-	if r.Concurrency > 0 {
-		k = (r.Concurrency + t.MaxBatch - 1) / t.MaxBatch
-	}
-	if r.TargetTokensPerSec > 0 {
-		// Throughput grows with replicas; step up until the target is met.
-		for k <= maxInstances && float64(k)*perReplica(k).DecodeTokensPerSec < r.TargetTokensPerSec {
-			if r.Concurrency == 0 {
-				k = max(k+1, int(math.Ceil(r.TargetTokensPerSec/t.DecodeTokensPerSec)))
-				continue
-			}
-			k++
+		if e.Miss == "" {
+			return r.servingPlan(e, gpusPer), nil
+		}
+		if fallback == nil && e.Batch <= e.MaxBatch {
+			fallback = &e
 		}
 	}
-	if k > maxInstances {
-		best := perReplica(maxInstances)
-		r.limits.needGPUs(k*gpusPer, where)
-		return plan{}, fmt.Errorf("needs %d instances (%d GPUs) for the target, max %d GPUs; %d instances give %s tok/s",
-			k, k*gpusPer, r.MaxGPUs, maxInstances, fmtInt(float64(maxInstances)*best.DecodeTokensPerSec))
+	last, _ := est(maxInstances)
+	if fallback == nil {
+		// Not even the cap holds the sequences: say so, as an exclusion.
+		r.limits.needGPUs(int(math.Ceil(float64(last.Batch*maxInstances)/float64(max(last.MaxBatch, 1))))*gpusPer, where)
+		return plan{}, fmt.Errorf("%s (on %d instances, max %d GPUs)", last.Miss, maxInstances, r.MaxGPUs)
 	}
-	tt := perReplica(k)
-	delivered := float64(k) * tt.DecodeTokensPerSec
-	if r.TargetTokensPerSec > 0 {
-		delivered = r.TargetTokensPerSec
+	// The fewest replicas that hold the load; more would not meet the target
+	// within the cap either (at the cap: the miss below).
+	p := r.servingPlan(*fallback, gpusPer)
+	p.miss = fallback.Miss
+	if maxInstances > fallback.Replicas && !strings.Contains(fallback.Miss, "even at batch 1") {
+		p.miss += fmt.Sprintf("; %d replicas still miss: %s", maxInstances, last.Miss)
 	}
+	return p, nil
+}
+
+// servingPlan is the plan of one serving estimate.
+func (r *request) servingPlan(e ServingEstimate, gpusPer int) plan {
+	bound := "bandwidth-bound"
+	if !e.BandwidthBound {
+		bound = "compute-bound"
+	}
+	k := float64(e.Replicas)
 	return plan{
-		instances: k, gpusPer: gpusPer, hours: r.a.ServingHours,
-		memNeed: float64(k) * tt.MemoryNeededGB * GB, memHave: float64(k) * tt.MemoryAvailableGB * GB,
-		tokens: delivered * r.a.ServingHours * 3600, tokensPerS: delivered,
-		detail: fmt.Sprintf("%d replica(s) × batch %d at %s tok/s each", k, tt.Batch, fmtInt(tt.DecodeTokensPerSec)),
-	}, nil
+		instances: e.Replicas, gpusPer: gpusPer, hours: r.a.ServingHours,
+		memNeed: k * e.MemoryNeededBytes, memHave: k * e.MemoryAvailableBytes,
+		tokens: e.OutputTokensPerSec * r.a.ServingHours * 3600, tokensPerS: e.OutputTokensPerSec,
+		detail: fmt.Sprintf("%d replica(s), %s sequences each (KV cache room for %s); prefill %s ms per %s-token prompt (%.0f%% busy), %s decode step %s ms; TTFT %s ms, TPOT %s ms at p%g; %s output tok/s",
+			e.Replicas, fmtInt(float64(e.Batch)), fmtInt(float64(e.MaxBatch)), fmtMs(e.PrefillMs), fmtInt(float64(r.load.PromptTokens)), e.PrefillBusy*100,
+			bound, fmtMs(e.DecodeStepMs), fmtMs(e.TTFTMs), fmtMs(e.TPOTMs), r.load.Percentile, fmtInt(e.OutputTokensPerSec)),
+		serving: &e,
+	}
 }
 
 // finite reports whether v can become a decimal (NewFromFloat panics on
@@ -995,6 +1110,10 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 		PriceSource: in.Source, Flags: in.Flags,
 	}
 	o.Badge, o.Caveat = OfferBadge(in.Provider, g)
+	if e := p.serving; e != nil {
+		o.TTFTMs, o.TPOTMs, o.OutputTokensPerSec, o.Batch = round1(e.TTFTMs), round1(e.TPOTMs), round1(e.OutputTokensPerSec), e.Batch
+		o.Miss = p.miss
+	}
 	if !r.Job.IsTraining() && p.tokens > 0 {
 		v := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).
 			Div(decimal.NewFromFloat(p.tokens / 1e6)).Round(4)
@@ -1090,7 +1209,8 @@ func whyWinner(opts []Option, r *request) string {
 	w := opts[0]
 	s := fmt.Sprintf("%s %s (%s, %s) is cheapest at %s for the job", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"))
 	if r.Job == JobServing {
-		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at %s per %g h", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"), r.a.ServingHours)
+		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at %s per %g h meeting %s (TTFT %s ms, TPOT %s ms expected)", w.Provider, w.InstanceType, w.Config(), w.Pricing,
+			quantity.FormatMoney(w.CostUSD, "USD"), r.a.ServingHours, r.load.target(), fmtMs(w.TTFTMs), fmtMs(w.TPOTMs))
 	}
 	if r.Job.IsTraining() {
 		s += fmt.Sprintf(", finishing in %s days", fmtHours(w.Hours/24))

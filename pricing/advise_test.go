@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -250,24 +251,30 @@ func TestTightFitIsListedNotDropped(t *testing.T) {
 
 func TestServingLlama8BMemoryFit(t *testing.T) {
 	t.Parallel()
-	// Weights 8.03e9 · 2 B = 16.06 GB; KV for one 4096-token sequence 131,072 · 4096 = 0.537 GB →
-	// 16.6 GB: over a 16 GB T4 (0.9 · 16 − 1 = 13.4 GB usable), under 24 GB cards (20.6 GB usable).
+	// Weights 8.03e9 · 2 B = 16.06 GB; KV for one sequence of the default 1,024 + 256 tokens
+	// 131,072 · 1,280 = 0.168 GB → 16.2 GB: over a 16 GB T4 (0.9 · 16 − 1 = 13.4 GB usable), under
+	// 24 GB cards (20.6 GB usable). Those hold it but miss the default target: the L4 reads the
+	// weights at 0.7 · 300 GB/s, 76 ms a step, over the 50 ms TPOT even at batch 1.
 	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 4, MaxOptions: -1}, nil)
 	e, ok := findExcluded(a, "g4dn.xlarge")
-	if !ok || e.Reason != "needs 16.6 GB, 13.4 GB available" {
+	if !ok || e.Reason != "needs 16.2 GB, 13.4 GB available" {
 		t.Errorf("T4 exclusion = %+v", e)
 	}
 	for _, it := range []string{"g5.xlarge", "g6.xlarge", "1x_L4_SECURE"} {
 		var found bool
-		for _, o := range a.Options {
-			if o.InstanceType == it && o.GPUs == 1 {
+		for _, o := range append(append([]Option{}, a.Options...), a.MissedTarget...) {
+			if o.InstanceType == it && o.GPUsPerInstance == 1 {
 				found = true
-				// 20.6 GB usable − 16.06 GB leaves room for 8 sequences ≥ 4 wanted.
-				approx(t, it+" memory needed", o.MemoryNeededGB, 16.06+4*0.537, 0.003)
+				// Each replica holds the weights and its share of the 4 sequences.
+				k := float64(o.Instances)
+				approx(t, it+" memory needed", o.MemoryNeededGB, k*16.06+k*math.Ceil(4/k)*0.168, 0.003)
+				if o.GPU == "L4" && (o.Miss == "" || !strings.Contains(o.Miss, "TPOT") || !strings.Contains(o.Miss, "even at batch 1")) {
+					t.Errorf("%s: miss %q", it, o.Miss)
+				}
 			}
 		}
 		if !found {
-			t.Errorf("%s (24 GB) not among options", it)
+			t.Errorf("%s (24 GB) neither meets nor misses the target", it)
 		}
 	}
 	// Serving defaults to datacenter GPUs only: the RTX 4090 is excluded, and comes back with a
@@ -489,7 +496,8 @@ func TestAdviseValidation(t *testing.T) {
 		{"UnknownJob", AdviceRequest{Job: "pretrain", Model: "mistral-7b", Tokens: 1}, `unknown job type "pretrain"`},
 		{"NegativeTokens", AdviceRequest{Job: JobTraining, Model: "mistral-7b", Tokens: -5}, "tokens must be a non-negative number"},
 		{"MissingTokens", AdviceRequest{Job: JobBatchInference, Model: "mistral-7b"}, "batch-inference needs a positive token count"},
-		{"ServingNoTarget", AdviceRequest{Job: JobServing, Model: "mistral-7b"}, "serving needs a concurrency"},
+		{"ServingNoTarget", AdviceRequest{Job: JobServing, Model: "mistral-7b"}, "serving needs a load"},
+		{"BadPercentile", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, LatencyPercentile: 20}, "latency_percentile must be between 50 and 99.9"},
 		{"BadPrecision", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, Precision: "fp64"}, `unknown precision "fp64"`},
 		{"TrainInt4", AdviceRequest{Job: JobTraining, Model: "mistral-7b", Tokens: 1, Precision: INT4}, "use qlora"},
 		{"UnknownGPU", AdviceRequest{Job: JobServing, Model: "mistral-7b", Concurrency: 1, GPU: "TPUv5"}, `unknown GPU "TPUv5"`},
@@ -533,7 +541,7 @@ func TestAdviceJSONShape(t *testing.T) {
 		sort.Strings(k)
 		return k
 	}
-	wantOpt := []string{"cost_usd", "gpu", "gpu_hours", "gpus", "gpus_per_instance", "hours", "instance_type", "instances", "memory_available_gb", "memory_margin_gb", "memory_needed_gb", "precision", "pricing", "provider", "reason", "usd_per_hour", "usd_per_mtok"}
+	wantOpt := []string{"batch", "cost_usd", "gpu", "gpu_hours", "gpus", "gpus_per_instance", "hours", "instance_type", "instances", "memory_available_gb", "memory_margin_gb", "memory_needed_gb", "output_tokens_per_s", "precision", "pricing", "provider", "reason", "tpot_ms", "ttft_ms", "usd_per_hour", "usd_per_mtok"}
 	// badge, caveat and notes appear only on the options they apply to.
 	optKeys := slices.DeleteFunc(keys(doc.Options[0]), func(k string) bool { return k == "badge" || k == "caveat" || k == "notes" })
 	if len(doc.Options) != 3 || !slices.Equal(optKeys, wantOpt) {
@@ -588,5 +596,50 @@ func TestMultiNodeTrainingWithTensorParallel(t *testing.T) {
 	h := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 1e11, GPU: "H100", Providers: []string{"aws"}, MaxGPUs: 64, DeadlineHours: 1e6}, nil)
 	if e, ok := findExcluded(h, "p5.48xlarge"); len(h.Options) != 0 || !ok || !strings.Contains(e.Reason, "even on 64 GPUs") {
 		t.Errorf("H100 405B: options %d, exclusion %+v", len(h.Options), e)
+	}
+}
+
+func TestServingWithALatencyTarget(t *testing.T) {
+	t.Parallel()
+	// Llama 3.1 70B for 64 requests in flight, TTFT ≤ 2 s and TPOT ≤ 50 ms at p90: every option
+	// shows the latency it expects within the target; 4× A40 holds the load but reads 141.2 GB of
+	// weights and one sequence's 0.38 GB of KV over 0.7 · 4 · 696 = 1,949 GB/s, 72.6 ms a step even at batch
+	// 1, and keeps 0.8 GB for the cache of 64 sequences: below the line.
+	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-70b", Concurrency: 64, TTFTMs: 2000, TPOTMs: 50, MaxOptions: -1}, nil)
+	if len(a.Options) == 0 {
+		t.Fatalf("no option meets the target: %s", a.Summary)
+	}
+	for _, o := range a.Options {
+		if o.Miss != "" || o.TTFTMs <= 0 || o.TTFTMs > 2000 || o.TPOTMs <= 0 || o.TPOTMs > 50 || o.OutputTokensPerSec <= 0 || o.USDPerMTok == nil {
+			t.Errorf("%s %s: TTFT %g ms, TPOT %g ms, %g tok/s, miss %q", o.Provider, o.InstanceType, o.TTFTMs, o.TPOTMs, o.OutputTokensPerSec, o.Miss)
+		}
+	}
+	a40, ok := findMissed(a, "runpod", "4x_A40_SECURE")
+	if !ok || !strings.HasPrefix(a40.Miss, "TPOT ") || !strings.Contains(a40.Miss, "> 50.0 ms at 64 users") || !strings.Contains(a40.Miss, "72.6 ms even at batch 1") {
+		t.Errorf("4× A40: %+v (found %v)", a40, ok)
+	}
+	if !strings.Contains(a.Summary, "meeting TTFT ≤ 2,000 ms and TPOT ≤ 50.0 ms at p90 for 64 users") {
+		t.Errorf("summary %q", a.Summary)
+	}
+	// A looser target lets cheaper cards meet it; a request rate works as a load too.
+	loose := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-70b", RequestsPerSec: 2, TPOTMs: 150, LatencyPercentile: 99, MaxOptions: -1}, nil)
+	if len(loose.Options) == 0 || !loose.Options[0].CostUSD.LessThan(a.Options[0].CostUSD) || loose.Assumptions.Serving.RequestsPerSec != 2 {
+		t.Errorf("loose target: %s", loose.Summary)
+	}
+}
+
+func findMissed(a Advice, provider, instanceType string) (Option, bool) {
+	for _, o := range a.MissedTarget {
+		if o.Provider == provider && o.InstanceType == instanceType {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+func TestZScore(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[float64]float64{50: 0, 90: 1.2816, 95: 1.6449, 99: 2.3263} {
+		approx(t, "z", zScore(p)+1, want+1, 0.0005)
 	}
 }

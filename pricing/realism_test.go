@@ -94,7 +94,7 @@ func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
 	off := false
 	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 600, GPU: "RTX3090", MaxOptions: -1, DatacenterOnly: &off}, nil)
 	var multi int
-	for _, o := range a.Options {
+	for _, o := range append(append([]Option{}, a.Options...), a.MissedTarget...) {
 		if o.GPUs != o.Instances*o.GPUsPerInstance {
 			t.Errorf("%s: %d GPUs ≠ %d × %d", o.InstanceType, o.GPUs, o.Instances, o.GPUsPerInstance)
 		}
@@ -112,9 +112,16 @@ func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
 	if multi == 0 {
 		t.Fatal("no multi-instance option")
 	}
-	// The summary carries the winner's caveat.
-	if !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
-		t.Errorf("summary %q lacks the caveat %q", a.Summary, a.Options[0].Caveat)
+	// 600 users at 50 ms a token is beyond RTX 3090s: none meets the target, and the summary says
+	// what the cheapest that holds the load misses.
+	if len(a.Options) != 0 || len(a.MissedTarget) == 0 || !strings.Contains(a.Summary, a.MissedTarget[0].Miss) ||
+		!strings.HasPrefix(a.Summary, "No configuration meets TTFT ≤ 2,000 ms and TPOT ≤ 50.0 ms at p90 for 600 users") {
+		t.Errorf("summary %q", a.Summary)
+	}
+	// With a latency target they can meet, the summary carries the winner's caveat.
+	a = mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 64, TPOTMs: 200, GPU: "RTX3090", MaxOptions: -1, DatacenterOnly: &off}, nil)
+	if len(a.Options) == 0 || !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
+		t.Errorf("summary %q lacks the winner's caveat", a.Summary)
 	}
 }
 
@@ -186,7 +193,7 @@ var servingBenchmarks = []servingBenchmark{
 		"vllm-project/vllm pull #29217 (before the kernel tuning): 1000 ShareGPT prompts, 217,393 input + 189,963 output tokens, 1,333.62 total tok/s"},
 }
 
-func TestServingBenchmarksWithin1_5x(t *testing.T) {
+func TestServingBenchmarksWithin1_4x(t *testing.T) {
 	t.Parallel()
 	a := DefaultAssumptions()
 	for _, b := range servingBenchmarks {
@@ -204,8 +211,8 @@ func TestServingBenchmarksWithin1_5x(t *testing.T) {
 		ratio := got / b.total
 		t.Logf("%-45s published %7s tok/s, model %7s tok/s (batch %d, %s), ratio %.2f", b.name, fmtInt(b.total), fmtInt(got),
 			tp.Batch, map[bool]string{true: "bandwidth-bound", false: "compute-bound"}[tp.BandwidthBound], ratio)
-		if ratio < 1/1.5 || ratio > 1.5 || math.IsNaN(ratio) {
-			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.5×", b.name, got, b.total, ratio)
+		if ratio < 1/1.4 || ratio > 1.4 || math.IsNaN(ratio) {
+			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.4×", b.name, got, b.total, ratio)
 		}
 	}
 }
@@ -231,6 +238,37 @@ func BenchmarkBreakEvenMix(b *testing.B) {
 	for b.Loop() {
 		if _, err := BreakEven(in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestServingLatencyModelMatchesPublishedThroughput runs the serving
+// latency model on the published benchmarks' load (256 requests in flight,
+// vLLM's default cap, with ShareGPT's ≈215-token prompts and ≈200-token
+// answers) and checks the tokens per second it serves within 1.4×.
+func TestServingLatencyModelMatchesPublishedThroughput(t *testing.T) {
+	t.Parallel()
+	a := DefaultAssumptions()
+	for _, b := range servingBenchmarks {
+		m, _ := LookupModel(b.model)
+		g, _ := DefaultCatalog().GPU(b.gpu)
+		load := ServingLoad{Concurrency: 256, PromptTokens: 215, OutputTokens: 200, TTFTMs: 1e9, TPOTMs: 1e9, Percentile: 50}
+		e, err := EstimateServing(m, b.precision, g, b.gpus, 1, load, a)
+		if err != nil {
+			t.Errorf("%s: %v", b.name, err)
+			continue
+		}
+		if e.Batch > e.MaxBatch {
+			// As vLLM does, run the sequences the KV cache holds.
+			load.Concurrency = e.MaxBatch
+			e, _ = EstimateServing(m, b.precision, g, b.gpus, 1, load, a)
+		}
+		got := e.RequestsPerSec * float64(load.PromptTokens+load.OutputTokens)
+		ratio := got / b.total
+		t.Logf("%-45s published %7s tok/s, model %7s tok/s (batch %d, TTFT %s ms, TPOT %s ms), ratio %.2f", b.name, fmtInt(b.total), fmtInt(got),
+			e.Batch, fmtMs(e.TTFTMs), fmtMs(e.TPOTMs), ratio)
+		if ratio < 1/1.4 || ratio > 1.4 || math.IsNaN(ratio) {
+			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.4×", b.name, got, b.total, ratio)
 		}
 	}
 }
