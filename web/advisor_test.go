@@ -286,7 +286,7 @@ func TestGPUPriceOverrideTakesPrecedence(t *testing.T) {
 	rec = c.post("/prices/gpu", url.Values{"provider": {"coreweave"}, "instance_type": {"h100-8x"}, "gpu": {"H100"}, "gpu_count": {"8"}, "on_demand": {"20"}})
 	wantStatus(t, rec, http.StatusSeeOther)
 	_, got = apiCall(t, b, token, "/api/v1/advise", `{"job":"full-finetune","model":"llama-3.1-8b","tokens":1e9,"provider":"coreweave"}`)
-	if o := optionFor(t, got, "h100-8x", "on-demand"); o["cost_usd"] != "135.18" {
+	if o := optionFor(t, got, "h100-8x", "on-demand"); o["cost_usd"] != "125.54" { // 6.2769 h × $20
 		t.Fatalf("coreweave h100-8x = %v", o)
 	}
 }
