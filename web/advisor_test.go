@@ -407,7 +407,8 @@ func TestPaidRatesFromBills(t *testing.T) {
 	}
 }
 
-// insertDailySpend adds an LLM rollup row.
+// insertDailySpend adds an LLM rollup row, and the rollups derived from
+// daily_spend again.
 func insertDailySpend(t *testing.T, st *store.Store, orgID int64, day time.Time, model string, in, out, cached int64, billed string) {
 	t.Helper()
 	_, err := storetest.Pool(st).Exec(ctx(), `
@@ -416,6 +417,9 @@ func insertDailySpend(t *testing.T, st *store.Store, orgID int64, day time.Time,
 		VALUES ($1, $2, 'openai-usage', 'OpenAI', 'api', 'proj', '', $3, 'Usage', '', 'USD', $4::numeric, $4::numeric, 0, $5, $6, $7, 10, 1)`,
 		orgID, day.Format(time.DateOnly), model, billed, in, out, cached)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RebuildSpendRollups(ctx(), orgID); err != nil {
 		t.Fatal(err)
 	}
 }
