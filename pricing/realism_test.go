@@ -7,7 +7,7 @@ import (
 )
 
 // The advisor's answers checked against what an ML engineer knows and what
-// was published (docs/advisor.md, "Checked against published figures").
+// was published (docs/advisor.md, "Calibration").
 
 func TestQLoRA70BAtBF16NeverRunsBF16OnV100(t *testing.T) {
 	t.Parallel()
