@@ -24,7 +24,7 @@ import (
 )
 
 // azureExport reads Azure Cost Management exports from a storage
-// container, as Cost Management writes them (docs/connections.md, "Azure"):
+// container, as Cost Management writes them (docs/connections.md, "What a sync does"):
 //
 //	PREFIX/[EXPORT/]YYYYMMDD-YYYYMMDD/RUN ID/manifest.json   (runInfo, blobs[].blobName)
 //	PREFIX/[EXPORT/]YYYYMMDD-YYYYMMDD/RUN ID/part_0_0001.csv[.gz] | .parquet

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/store"
 )
@@ -55,9 +56,20 @@ func Seed(ctx context.Context, st *store.Store, im *ingest.Importer, org store.O
 		}
 		res.Files = append(res.Files, r)
 	}
-	// Budgets sized from the generated data, so that the story holds on any
-	// day of the month: the org as a whole on track, the support bot over.
+	// The budgets tell the demo's story on any day of the month: the
+	// support bot's daily budget is over, its monthly one runs out before
+	// the month ends, and the rest are on track. The support bot's two are
+	// sized from what was just imported, through the budgets' own status
+	// (its spend and forecast), so that the story does not depend on how
+	// far into the month today is.
 	for _, in := range budgets(org.Currency) {
+		if size := sizes[in.Name]; size != nil {
+			amount, err := size(ctx, st, org, in, today)
+			if err != nil {
+				return res, fmt.Errorf("demo: budget %s: %w", in.Name, err)
+			}
+			in.Amount = amount
+		}
 		b, err := st.CreateBudget(ctx, org.ID, 0, in)
 		if err != nil {
 			return res, fmt.Errorf("demo: budget %s: %w", in.Name, err)
@@ -67,6 +79,12 @@ func Seed(ctx context.Context, st *store.Store, im *ingest.Importer, org store.O
 	return res, nil
 }
 
+// The budgets whose amounts come from the data (sizes), by name.
+const (
+	supportBotDaily   = "Support bot"
+	supportBotMonthly = "Support bot LLM"
+)
+
 func budgets(currency string) []store.BudgetInput {
 	amount := decimal.RequireFromString
 	return []store.BudgetInput{
@@ -74,15 +92,64 @@ func budgets(currency string) []store.BudgetInput {
 			Thresholds: []int{50, 80, 100}, Recipients: []string{"lead@demo.example"}},
 		{Name: "GPU training (ml-research)", Amount: amount("75000"), Currency: currency, Period: "monthly",
 			Scope: store.BudgetScope{Team: "ml-research"}, Thresholds: []int{50, 80, 100}},
-		{Name: "Support bot LLM", Amount: amount("4000"), Currency: currency, Period: "monthly",
+		{Name: supportBotMonthly, Currency: currency, Period: "monthly",
 			Scope: store.BudgetScope{Team: "support-bot"}, Thresholds: []int{50, 80, 100}, Recipients: []string{"support-lead@demo.example"}},
-		{Name: "Support bot", Amount: amount("250"), Currency: currency, Period: "daily",
+		{Name: supportBotDaily, Currency: currency, Period: "daily",
 			Scope: store.BudgetScope{Team: "support-bot"}},
 		{Name: "Inference", Amount: amount("900"), Currency: currency, Period: "daily",
 			Scope: store.BudgetScope{Team: "inference"}, Thresholds: []int{80, 100}},
 		{Name: "Production (tag env=prod)", Amount: amount("60000"), Currency: currency, Period: "monthly",
 			Scope: store.BudgetScope{Tags: map[string]string{"env": "prod"}}, Thresholds: []int{50, 80, 100}},
 	}
+}
+
+// sizes are the amounts of the budgets sized from the data, by name.
+var sizes = map[string]func(ctx context.Context, st *store.Store, org store.Org, in store.BudgetInput, today time.Time) (decimal.Decimal, error){
+	// Over on any day: below what the support bot spent yesterday (the
+	// digest's day) and today (the dashboard's).
+	supportBotDaily: func(ctx context.Context, st *store.Store, org store.Org, in store.BudgetInput, today time.Time) (decimal.Decimal, error) {
+		low := decimal.Zero
+		for i, day := range []time.Time{today, budget.AddDays(today, -1)} {
+			s, err := budget.Load(ctx, st, org, draft(in), day, 0)
+			if err != nil {
+				return decimal.Zero, err
+			}
+			if i == 0 || s.Spent.LessThan(low) {
+				low = s.Spent
+			}
+		}
+		return roundDown(low.Mul(decimal.RequireFromString("0.8")), 2), nil
+	},
+	// Runs out before the month ends: halfway between what is spent so far
+	// and the month's forecast (over on the month's last day, when the two
+	// meet).
+	supportBotMonthly: func(ctx context.Context, st *store.Store, org store.Org, in store.BudgetInput, today time.Time) (decimal.Decimal, error) {
+		s, err := budget.Load(ctx, st, org, draft(in), today, 0)
+		if err != nil {
+			return decimal.Zero, err
+		}
+		return roundDown(s.Spent.Add(s.Forecast).Div(decimal.NewFromInt(2)), 3), nil
+	},
+}
+
+// draft is the budget in would create, for reading its status before it
+// exists.
+func draft(in store.BudgetInput) store.Budget {
+	return store.Budget{Amount: decimal.NewFromInt(1), Currency: in.Currency, Period: in.Period, Scope: in.Scope}
+}
+
+// roundDown is x rounded down to digits significant digits (1,234.5 to 2:
+// 1,200), so that a budget sized from the data reads like one a person set.
+func roundDown(x decimal.Decimal, digits int) decimal.Decimal {
+	if !x.IsPositive() {
+		return decimal.NewFromInt(1)
+	}
+	exp := int32(len(x.Truncate(0).String())) - int32(digits)
+	if exp < 0 {
+		return x.Truncate(-exp)
+	}
+	unit := decimal.New(1, exp)
+	return x.Div(unit).Floor().Mul(unit)
 }
 
 // Files generates the demo exports for the Days days ending today (a

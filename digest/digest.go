@@ -185,12 +185,13 @@ func Yesterday(now time.Time, loc *time.Location) time.Time {
 }
 
 // Build computes org's digest for day (a civil date in the org's time zone,
-// as midnight UTC). The hint needs the org's prices and LLM usage; see
+// as midnight UTC), as it reads at now: the digest of now's yesterday calls
+// its day "yesterday". The hint needs the org's prices and LLM usage; see
 // cheaperOption.
-func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (Digest, error) {
+func Build(ctx context.Context, st *store.Store, org store.Org, day, now time.Time) (Digest, error) {
 	day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	d := Digest{OrgID: org.ID, OrgSlug: org.Slug, OrgName: org.Name, Day: day,
-		Yesterday: day.Equal(Yesterday(time.Now(), org.Location()))}
+		Yesterday: day.Equal(Yesterday(now, org.Location()))}
 	// The day's report, and the budgets, the hint and the savings, which
 	// do not depend on it, are read beside each other (store.Both: on a
 	// second connection when one is free), then the chart from both.
@@ -208,7 +209,7 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day time.Time) (
 		if d.Budgets, err = budgets(ctx, st, org, all, day); err != nil {
 			return err
 		}
-		if d.Hint, err = cheaperOption(ctx, st, org, day); err != nil {
+		if d.Hint, err = cheaperOption(ctx, st, org, day, now); err != nil {
 			return err
 		}
 		d.Savings, err = savingsFound(ctx, st, org, day)

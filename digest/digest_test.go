@@ -69,6 +69,10 @@ func newBudget(t testing.TB, st *store.Store, org store.Org, name, period, amoun
 	return b
 }
 
+// morningAfter is 07:00 UTC on the day after day: when the daily job
+// sends day's digest, which then calls day "yesterday".
+func morningAfter(day time.Time) time.Time { return day.AddDate(0, 0, 1).Add(7 * time.Hour) }
+
 func date(s string) time.Time {
 	d, err := time.Parse(time.DateOnly, s)
 	if err != nil {
@@ -114,7 +118,7 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	ctx := context.Background()
-	d, err := digest.Build(ctx, f.st, f.org, f.day)
+	d, err := digest.Build(ctx, f.st, f.org, f.day, morningAfter(f.day))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +179,19 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	if s := digest.Subject(d); s != "Acme ML: 230.00 USD on Mar 10 — 1 budget over" {
+	if s := digest.Subject(d); s != "Acme ML: 230.00 USD yesterday (Mar 10) — 1 budget over" {
 		t.Errorf("subject %q", s)
 	}
+	// Read a week later (a preview of a past day), the day is named.
+	later, err := digest.Build(ctx, f.st, f.org, f.day, morningAfter(f.day).AddDate(0, 0, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := digest.Subject(later); s != "Acme ML: 230.00 USD on Mar 10 — 1 budget over" {
+		t.Errorf("subject a week later %q", s)
+	}
 
-	under, err := digest.Build(ctx, f.st, f.org, f.dayUnder)
+	under, err := digest.Build(ctx, f.st, f.org, f.dayUnder, morningAfter(f.dayUnder))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +206,7 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 func TestRenderIsSafeMail(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	d, err := digest.Build(context.Background(), f.st, f.org, f.day)
+	d, err := digest.Build(context.Background(), f.st, f.org, f.day, morningAfter(f.day))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +261,7 @@ func TestBuildListsTheOrgCurrencyFirst(t *testing.T) {
 	if _, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "two.csv", Via: "test"}, strings.NewReader(file)); err != nil {
 		t.Fatal(err)
 	}
-	d, err := digest.Build(ctx, st, org, time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC))
+	d, err := digest.Build(ctx, st, org, time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), morningAfter(time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +280,7 @@ func TestBuildListsTheOrgCurrencyFirst(t *testing.T) {
 func TestRenderSaysWhenABudgetRanOut(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	d, err := digest.Build(context.Background(), f.st, f.org, f.day)
+	d, err := digest.Build(context.Background(), f.st, f.org, f.day, morningAfter(f.day))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,17 +379,17 @@ func TestSend(t *testing.T) {
 	var box outbox
 	n := notify.New(f.st, &box, notify.Config{BaseURL: "https://burnrate.example.com"})
 
-	out, err := digest.Send(ctx, f.st, n, f.org, f.dayUnder, store.DigestWhenOver)
+	out, err := digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), store.DigestWhenOver)
 	if err != nil || out.Sent || len(box.sent) != 0 {
 		t.Fatalf("under budget, over mode: sent %v (%s), %d emails, %v", out.Sent, out.Reason, len(box.sent), err)
 	}
-	out, err = digest.Send(ctx, f.st, n, f.org, f.dayUnder, store.DigestWhenAlways)
+	out, err = digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), store.DigestWhenAlways)
 	if err != nil || !out.Sent || len(box.sent) != 2 {
 		t.Fatalf("under budget, always: sent %v (%s), %d emails, %v", out.Sent, out.Reason, len(box.sent), err)
 	}
 
 	for range 2 {
-		if _, err := digest.Send(ctx, f.st, n, f.org, f.day, store.DigestWhenOver); err != nil {
+		if _, err := digest.Send(ctx, f.st, n, f.org, f.day, morningAfter(f.day), store.DigestWhenOver); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -414,7 +426,7 @@ func TestSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	importCharges(t, f.st, f.org, charge{"2026-03-11", "500", "AWS"})
-	if _, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-11"), store.DigestWhenOver); err != nil {
+	if _, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-11"), morningAfter(date("2026-03-11")), store.DigestWhenOver); err != nil {
 		t.Fatal(err)
 	}
 	if len(box.sent) != 5 || box.sent[4].To[0] != f.owner.Email {
@@ -428,7 +440,7 @@ func TestSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	importCharges(t, f.st, f.org, charge{"2026-03-12", "500", "AWS"})
-	if out, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-12"), store.DigestWhenAlways); err != nil || out.Sent {
+	if out, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-12"), morningAfter(date("2026-03-12")), store.DigestWhenAlways); err != nil || out.Sent {
 		t.Errorf("digest off: sent %v, %v", out.Sent, err)
 	}
 }
@@ -437,7 +449,7 @@ func TestSend(t *testing.T) {
 // work done per recipient and per preview.
 func BenchmarkRenderDigest(b *testing.B) {
 	f := setup(b)
-	d, err := digest.Build(context.Background(), f.st, f.org, f.day)
+	d, err := digest.Build(context.Background(), f.st, f.org, f.day, morningAfter(f.day))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -464,7 +476,7 @@ func TestBuildInOrgTimeZones(t *testing.T) {
 			t.Fatal(err)
 		}
 		importCharges(t, st, org, charge{"2026-03-09", "9", "AWS"}, charge{"2026-03-10", "10", "AWS"})
-		d, err := digest.Build(ctx, st, org, digest.Yesterday(now, org.Location()))
+		d, err := digest.Build(ctx, st, org, digest.Yesterday(now, org.Location()), now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ type Hint struct {
 // saved edits over the shipped one; docs/advisor.md). It never guesses: no USD LLM
 // usage, a model the price table does not know, a model with no credible
 // open substitute, or a margin less than half, and there is no hint.
-func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time.Time) (*Hint, error) {
+func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day, now time.Time) (*Hint, error) {
 	from, to := budget.AddDays(day, -(HintWindow-1)), budget.AddDays(day, 1)
 	usage, err := st.LLMUsageByModel(ctx, org.ID, from, to)
 	if err != nil {
@@ -97,7 +97,7 @@ func cheaperOption(ctx context.Context, st *store.Store, org store.Org, day time
 	if peak.Factor >= 1 {
 		body.PeakFactor = peak.Factor
 	}
-	res, _, err := advisor.BreakEven(ctx, st, org.ID, body, time.Now())
+	res, _, err := advisor.BreakEven(ctx, st, org.ID, body, now)
 	if err != nil {
 		// A volume or model the model cannot take is no hint, not a failed digest.
 		if ie := (*advisor.InputError)(nil); errors.As(err, &ie) {

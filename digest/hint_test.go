@@ -44,7 +44,7 @@ func TestHintComparesWithAComparableOpenModel(t *testing.T) {
 
 	big, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Big"})
 	importCompletions(t, st, big, "gpt-4o-2024-08-06", 1_000_000_000, 300_000_000)
-	d, err := digest.Build(context.Background(), st, big, date("2026-03-10"))
+	d, err := digest.Build(context.Background(), st, big, date("2026-03-10"), morningAfter(date("2026-03-10")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestHintComparesWithAComparableOpenModel(t *testing.T) {
 
 	mini, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Mini"})
 	importCompletions(t, st, mini, "gpt-4o-mini-2024-07-18", 1_000_000_000, 300_000_000)
-	if d, err = digest.Build(context.Background(), st, mini, date("2026-03-10")); err != nil {
+	if d, err = digest.Build(context.Background(), st, mini, date("2026-03-10"), morningAfter(date("2026-03-10"))); err != nil {
 		t.Fatal(err)
 	}
 	if d.Hint != nil {
@@ -70,7 +70,7 @@ func TestHintComparesWithAComparableOpenModel(t *testing.T) {
 
 	sonnet, _ := storetest.Org(t, st, storetest.OrgOpts{Name: "Sonnet"})
 	importCompletions(t, st, sonnet, "claude-sonnet-4-5", 1_000_000_000, 300_000_000)
-	if d, err = digest.Build(context.Background(), st, sonnet, date("2026-03-10")); err != nil {
+	if d, err = digest.Build(context.Background(), st, sonnet, date("2026-03-10"), morningAfter(date("2026-03-10"))); err != nil {
 		t.Fatal(err)
 	}
 	if d.Hint != nil {
@@ -94,14 +94,14 @@ func TestHintUsesTheOrgsTierTable(t *testing.T) {
 	if err := st.SetModelSubstitutes(ctx, mine.ID, owner.ID, map[string]string{"gpt-4o": "llama-3.3-70b"}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := digest.Build(ctx, st, mine, date("2026-03-10"))
+	d, err := digest.Build(ctx, st, mine, date("2026-03-10"), morningAfter(date("2026-03-10")))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Hint == nil || !strings.Contains(d.Hint.Text, "llama-3.3-70b") || strings.Contains(d.Hint.Text, "deepseek-v3") {
 		t.Fatalf("hint with the org's tier table: %+v", d.Hint)
 	}
-	d, err = digest.Build(ctx, st, theirs, date("2026-03-10"))
+	d, err = digest.Build(ctx, st, theirs, date("2026-03-10"), morningAfter(date("2026-03-10")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestHintUsesTheOrgsTierTable(t *testing.T) {
 	if err := st.SetModelSubstitutes(ctx, mine.ID, owner.ID, map[string]string{"gpt-4o": pricing.NoSubstitute}); err != nil {
 		t.Fatal(err)
 	}
-	if d, err = digest.Build(ctx, st, mine, date("2026-03-10")); err != nil {
+	if d, err = digest.Build(ctx, st, mine, date("2026-03-10"), morningAfter(date("2026-03-10"))); err != nil {
 		t.Fatal(err)
 	}
 	if d.Hint != nil {

@@ -37,7 +37,7 @@ func TestDigestSavingsLine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	d, err := digest.Build(context.Background(), st, org, date("2026-03-10"))
+	d, err := digest.Build(context.Background(), st, org, date("2026-03-10"), morningAfter(date("2026-03-10")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestDigestSavingsLine(t *testing.T) {
 	}
 
 	// The digest of a day before the instance had run a week finds nothing.
-	d, err = digest.Build(context.Background(), st, org, date("2026-03-04"))
+	d, err = digest.Build(context.Background(), st, org, date("2026-03-04"), morningAfter(date("2026-03-04")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestDigestSavingsLineShortBill(t *testing.T) {
 		strings.NewReader(cur.String())); err != nil {
 		t.Fatal(err)
 	}
-	d, err := digest.Build(context.Background(), st, org, date("2026-01-01"))
+	d, err := digest.Build(context.Background(), st, org, date("2026-01-01"), morningAfter(date("2026-01-01")))
 	if err != nil {
 		t.Fatal(err)
 	}

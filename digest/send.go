@@ -19,7 +19,7 @@ type Outcome struct {
 	Deliveries []store.Delivery // new or found, every channel and recipient
 }
 
-// Send builds org's digest for day and, when there is something to say,
+// Send builds org's digest for day, as it reads at now, and, when there is something to say,
 // delivers it through n: by email to each of the org's digest recipients
 // (a message each, with a personal unsubscribe link), and once to the
 // org's Slack and webhook channels. when is store.DigestWhenOver (send
@@ -32,7 +32,7 @@ type Outcome struct {
 // the recipient for email), so each channel and person gets the digest of
 // a day once. st must not be fenced: it reads the install's unsubscribe
 // key.
-func Send(ctx context.Context, st *store.Store, n *notify.Notifier, org store.Org, day time.Time, when string) (Outcome, error) {
+func Send(ctx context.Context, st *store.Store, n *notify.Notifier, org store.Org, day, now time.Time, when string) (Outcome, error) {
 	set, err := st.DigestSettings(ctx, org.ID)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("digest: %w", err)
@@ -40,7 +40,7 @@ func Send(ctx context.Context, st *store.Store, n *notify.Notifier, org store.Or
 	if !set.Enabled {
 		return Outcome{Reason: "the org's digest is off"}, nil
 	}
-	d, err := Build(ctx, st, org, day)
+	d, err := Build(ctx, st, org, day, now)
 	if err != nil {
 		return Outcome{}, err
 	}

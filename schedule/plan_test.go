@@ -33,12 +33,13 @@ func TestNoAlertsOnFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	body := "BilledCost,ChargePeriodStart,BillingCurrency,ServiceName\n600," + time.Now().UTC().Format(time.DateOnly) + "T00:30:00Z,USD,Compute\n"
+	now := time.Date(2026, time.March, 18, 14, 30, 0, 0, time.UTC)
+	body := "BilledCost,ChargePeriodStart,BillingCurrency,ServiceName\n600,2026-03-18T00:30:00Z,USD,Compute\n"
 	if _, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: "a.csv", Via: "test"}, strings.NewReader(body)); err != nil {
 		t.Fatal(err)
 	}
 	loop := &schedule.Loop{Store: st, Notifier: notify.New(st, nil, notify.Config{BaseURL: "http://x", Log: slog.New(slog.DiscardHandler)}),
-		BaseURL: "http://x", Notifies: on.Notifies}
+		BaseURL: "http://x", Notifies: on.Notifies, Now: func() time.Time { return now }}
 	claimed := func() int {
 		alerts, err := st.BudgetAlerts(ctx, org.ID, b.ID)
 		if err != nil {

@@ -192,7 +192,7 @@ func (w *DigestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) err
 	if err != nil {
 		return err
 	}
-	out, err := digest.Send(ctx, w.loop.Store, w.loop.Notifier, org, day, set.When)
+	out, err := digest.Send(ctx, w.loop.Store, w.loop.Notifier, org, day, w.loop.now(), set.When)
 	if err != nil {
 		return err
 	}

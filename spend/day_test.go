@@ -26,7 +26,7 @@ func TestDayReportsTheDemoAnomaly(t *testing.T) {
 	st := storetest.New(t)
 	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
 	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	res, err := demo.Seed(ctx, st, im, org, time.Now())
+	res, err := demo.Seed(ctx, st, im, org, time.Date(2026, time.March, 18, 14, 30, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

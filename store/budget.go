@@ -32,6 +32,15 @@ func (sc BudgetScope) Filter(from, to time.Time) SpendFilter {
 		Team: sc.Team, Model: sc.Model, Source: sc.Source, Cost: CostBilled}
 }
 
+// Is reports whether f views exactly this scope's spend (the same
+// provider, service, account, team, model and source; a view has no tags,
+// so a scope with tags is never one): a chart draws a budget only against
+// the spend it is a budget for.
+func (sc BudgetScope) Is(f SpendFilter) bool {
+	return len(sc.Tags) == 0 && sc.Provider == f.Provider && sc.Service == f.Service && sc.Account == f.Account &&
+		sc.Team == f.Team && sc.Model == f.Model && sc.Source == f.Source && f.Category == ""
+}
+
 // Empty reports whether the scope is all spend.
 func (sc BudgetScope) Empty() bool {
 	return sc.Provider == "" && sc.Service == "" && sc.Account == "" && sc.Team == "" && sc.Model == "" &&

@@ -286,10 +286,11 @@ func (s *Store) dropImportCharges(ctx context.Context, orgID, id int64) error {
 	if err := s.q.QueryRow(ctx, `SELECT time_zone FROM orgs WHERE id = $1`, orgID).Scan(&tz); err != nil {
 		return mapError("delete import's charges", err)
 	}
-	if _, err := s.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
+	delta := newSpendDelta(nil)
+	if _, err := s.deleteCharges(ctx, delta, orgID, tz, `c.import_id = $3`, id); err != nil {
 		return mapError("delete import's charges", err)
 	}
-	return s.dropEmptyRollups(ctx, orgID)
+	return mapError("delete import's charges", delta.write(ctx, s.q, orgID))
 }
 
 // FailImport marks an import failed with the reason and, for a bad value,

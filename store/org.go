@@ -84,6 +84,26 @@ func (s *Store) CreateOrg(ctx context.Context, name string, ownerID int64) (Org,
 	return org, mapError("create org", err)
 }
 
+// DeleteOrg deletes an org and everything of it, in one transaction:
+// its charges and GPU usage rollup, which have no foreign key to orgs (a
+// check a row would cost every import), then the org, whose foreign keys
+// take every other tenant row with it. Other orgs' rows and rollups are
+// left as they are. Returns ErrNotFound if there is none.
+func (s *Store) DeleteOrg(ctx context.Context, id int64) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		for _, table := range []string{"charges", "gpu_resource_daily"} {
+			if _, err := tx.q.Exec(ctx, `DELETE FROM `+table+` WHERE org_id = $1`, id); err != nil {
+				return mapError("delete org", err)
+			}
+		}
+		tag, err := tx.q.Exec(ctx, `DELETE FROM orgs WHERE id = $1`, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = pgx.ErrNoRows
+		}
+		return mapError("delete org", err)
+	})
+}
+
 // OrgUpdate holds the settings an admin can change.
 type OrgUpdate struct {
 	Name       string

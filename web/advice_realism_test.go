@@ -16,7 +16,7 @@ func TestBreakEvenMixPageAndAPI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	org, _, c, token := orgWithToken(t, b)
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	// gpt-4o: 1,000M input (none cached) + 200M output = $2,500 + $2,000 = $4,500.
 	// gpt-4o-mini: 2,000M input + 500M output = $300 + $300 = $600 — more tokens, less money.
 	insertDailySpend(t, b.st, org.ID, today.AddDate(0, 0, -2), "gpt-4o-mini", 2_000_000_000, 500_000_000, 0, "600")
@@ -125,7 +125,7 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	_, _, c, token := orgWithToken(t, b)
-	rec := c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=600&gpu=RTX3090&datacenter_only=off")
+	rec := c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=600&tpot_ms=200&gpu=RTX3090&datacenter_only=off")
 	wantStatus(t, rec, http.StatusOK)
 	var multi int
 	doc(t, rec).Find(`[data-testid=option-gpus]`).Each(func(_ int, s *goquery.Selection) {
@@ -137,7 +137,7 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 		t.Fatal("no option shows instances × GPUs")
 	}
 	// The API says the same in fields.
-	_, got := apiCall(t, b, token, "/api/v1/advise", `{"job":"serving","model":"llama-3.1-8b","concurrency":600,"gpu":"RTX3090","datacenter_only":false}`)
+	_, got := apiCall(t, b, token, "/api/v1/advise", `{"job":"serving","model":"llama-3.1-8b","concurrency":600,"tpot_ms":200,"gpu":"RTX3090","datacenter_only":false}`)
 	for _, o := range got["options"].([]any) {
 		m := o.(map[string]any)
 		if m["gpus"].(float64) != m["instances"].(float64)*m["gpus_per_instance"].(float64) || m["badge"] == nil {

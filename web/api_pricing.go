@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -19,7 +18,7 @@ func (s *Server) handleAPIAdvise(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	adv, _, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	adv, _, err := advisor.Advise(c.Request().Context(), s.db(c), currentOrg(c).ID, b, s.now())
 	if err != nil {
 		return err
 	}
@@ -33,7 +32,7 @@ func (s *Server) handleAPIBreakEven(c echo.Context) error {
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
-	res, _, err := advisor.BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, time.Now())
+	res, _, err := advisor.BreakEven(c.Request().Context(), s.db(c), currentOrg(c).ID, b, s.now())
 	if err != nil {
 		return err
 	}

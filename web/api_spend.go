@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 )
@@ -38,7 +37,7 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 		return unprocessable("range is not supported here: give from and to")
 	}
 	org := currentOrg(c)
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	sq, err := parseSpendQuery(q, today, rangeThisMonth)
 	if err != nil {
 		return err

@@ -62,7 +62,7 @@ func TestAPITokenAuth(t *testing.T) {
 
 func TestHealthAndMetrics(t *testing.T) {
 	t.Parallel()
-	b := setupConfig(t, web.Config{MetricsToken: testMetricsToken})
+	b := setupConfig(t, web.Config{Now: testClock, MetricsToken: testMetricsToken})
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
 	wantStatus(t, rec, http.StatusOK)

@@ -57,7 +57,7 @@ func (s *Server) billingPage(c echo.Context, outcome string) error {
 	ctx := c.Request().Context()
 	org := currentOrg(c)
 	cfg := s.billing.Cfg()
-	u, err := cfg.UsageOf(ctx, s.db(c), *org, time.Now())
+	u, err := cfg.UsageOf(ctx, s.db(c), *org, s.now())
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func setupBilling(t *testing.T, withMock bool, baseURL string) *billingBundle {
 	svc := billing.New(billing.Config{
 		SecretKey: "sk_test_123", WebhookSecret: whsec, Prices: testPrices, BaseURL: baseURL, APIURL: apiURL,
 	}, st, log)
-	srv := web.NewServer(log, st, web.Config{BaseURL: baseURL, Billing: svc})
+	srv := web.NewServer(log, st, web.Config{Now: testClock, BaseURL: baseURL, Billing: svc})
 	return &billingBundle{bundle: &bundle{st: st, srv: srv}, svc: svc, mock: mock, logs: logs}
 }
 
@@ -439,7 +439,7 @@ func TestStripeWebhook(t *testing.T) {
 func overQuotaCSV(rows int) []byte {
 	var sb strings.Builder
 	sb.WriteString("BilledCost,ChargePeriodStart,ServiceName,BillingCurrency\n")
-	day := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
+	day := testNow.UTC().AddDate(0, 0, -2).Format(time.DateOnly)
 	for i := range rows {
 		fmt.Fprintf(&sb, "%d.25,%s,Compute %d,USD\n", i%7+1, day, i%13)
 	}
@@ -500,7 +500,7 @@ func (l *limitsCheck) imports() int {
 }
 
 func (l *limitsCheck) spend(daysBack int) (*httptest.ResponseRecorder, map[string]any) {
-	today := time.Now().UTC()
+	today := testNow.UTC()
 	q := "/api/v1/spend?from=" + today.AddDate(0, 0, -daysBack).Format(time.DateOnly) + "&to=" + today.Format(time.DateOnly)
 	rec := l.c.do(apiRequest(http.MethodGet, q, l.token, ""))
 	var got map[string]any

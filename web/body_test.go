@@ -150,7 +150,7 @@ func TestSlowUploadsLeaveOtherOrgsServed(t *testing.T) {
 	tmp := t.TempDir()
 	// No import cap here: this is about reading bodies, and the cap would
 	// turn most of the uploads away before they were read.
-	srv := newTestServer(st, web.Config{BodyReadGrace: grace, MaxImportsPerOrg: 1000, TempDir: tmp})
+	srv := newTestServer(st, web.Config{Now: testClock, BodyReadGrace: grace, MaxImportsPerOrg: 1000, TempDir: tmp})
 	addr := serveLoopback(t, srv)
 	_, _, tokenA := orgToken(t, st, "Trickle")
 	_, _, tokenB := orgToken(t, st, "Bystander")
@@ -277,7 +277,7 @@ func TestLargeUploadsAreSpooledAndRemoved(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	tmp := t.TempDir()
-	srv := newTestServer(st, web.Config{BodyReadGrace: time.Second, BodyMinRate: 1 << 20, TempDir: tmp})
+	srv := newTestServer(st, web.Config{Now: testClock, BodyReadGrace: time.Second, BodyMinRate: 1 << 20, TempDir: tmp})
 	addr := serveLoopback(t, srv)
 	_, _, token := orgToken(t, st, "Bulk")
 
@@ -332,7 +332,7 @@ func TestLargeUploadsAreSpooledAndRemoved(t *testing.T) {
 func TestImportsPerOrgAreCapped(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
-	srv := newTestServer(st, web.Config{BodyReadGrace: time.Minute})
+	srv := newTestServer(st, web.Config{Now: testClock, BodyReadGrace: time.Minute})
 	addr := serveLoopback(t, srv)
 	_, ownerA, tokenA := orgToken(t, st, "Busy Imports")
 	_, _, tokenB := orgToken(t, st, "Other Imports")

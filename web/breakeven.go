@@ -56,7 +56,7 @@ func (s *Server) fragmentShell(c echo.Context) views.Shell {
 func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenView, error) {
 	ctx := c.Request().Context()
 	st, org := s.db(c), currentOrg(c)
-	now := time.Now()
+	now := s.now()
 	usage, from, to, err := advisor.OrgUsage(ctx, st, *org, now)
 	if err != nil {
 		return views.BreakEvenView{}, err

@@ -27,7 +27,7 @@ func TestBudgetAlertLinksToItsDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	today := time.Now().UTC().Format(time.DateOnly)
+	today := testNow.UTC().Format(time.DateOnly)
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
 		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName,ServiceName\n"+
@@ -48,7 +48,7 @@ func TestBudgetAlertLinksToItsDashboard(t *testing.T) {
 		t.Fatalf("showing the budget recorded %v, %v; only an evaluation records crossings", as, err)
 	}
 
-	alerts, err := budget.Evaluate(ctx(), b.st, org, time.Now())
+	alerts, err := budget.Evaluate(ctx(), b.st, org, testNow)
 	if err != nil || len(alerts) != 1 {
 		t.Fatalf("Evaluate = %+v, %v; want one alert", alerts, err)
 	}

@@ -78,7 +78,7 @@ func (s *Server) handleBudgets(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	var statuses []views.BudgetStatus
 	for _, b := range bs {
 		status, err := s.budgetStatus(ctx, st, org, b, today, 0)
@@ -101,7 +101,7 @@ func (s *Server) handleBudgetShow(c echo.Context) error {
 	if b.Period == string(budget.Daily) {
 		history = historyDays
 	}
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	bs, err := budget.Load(ctx, s.db(c), *org, b, today, history)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func (s *Server) pathBudget(c echo.Context) (store.Budget, error) {
 // suggestions in the scope fields.
 func (s *Server) budgetChoices(c echo.Context) map[string][]string {
 	org := currentOrg(c)
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	b, err := s.db(c).SpendBreakdown(c.Request().Context(), org.ID, store.SpendFilter{From: budget.AddDays(today, -90), To: today})
 	out := map[string][]string{}
 	if err != nil {

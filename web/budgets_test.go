@@ -60,7 +60,7 @@ func TestBudgetsCRUDInBrowser(t *testing.T) {
 		t.Error("a tag budget does not say it is computed from charges")
 	}
 	// Six past months, but only those with data: the demo's 90 days.
-	today := time.Now().UTC()
+	today := testNow.UTC()
 	first := today.AddDate(0, 0, -89)
 	want := 0
 	for k := 1; k <= 6; k++ {

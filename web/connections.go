@@ -59,7 +59,7 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		v.Errors = map[string]string{}
 	}
 	v.KeyMissing = s.cfg.Connections.Key == nil
-	v.Now = time.Now()
+	v.Now = s.now()
 	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "connections"), v))
 }
 

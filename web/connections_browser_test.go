@@ -62,7 +62,7 @@ func TestBrowserConnectionPulls(t *testing.T) {
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL, Connections: svc, Queue: q})
+	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: ts.URL, Connections: svc, Queue: q})
 	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
 
 	bctx := browsertest.New(t, 2*time.Minute)
@@ -143,7 +143,7 @@ func TestBrowserConnectionAzure(t *testing.T) {
 	rand.Read(raw)
 	key, _ := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	svc := &connect.Service{Store: st, Key: key}
-	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Connections: svc}))
+	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, Connections: svc}))
 	t.Cleanup(ts.Close)
 	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
 	const accountKey = "QVpVUkVURVNUS0VZQVpVUkVURVNUS0VZQVpVUkVURVNUS0VZ0123=="

@@ -57,7 +57,7 @@ func setupConnections(t *testing.T) *bundle {
 	svc := &connect.Service{Store: st, Key: key, OpenAIURL: openai.URL,
 		Importer: ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{BaseURL: "http://burnrate.test", Connections: svc, Queue: q})}
+	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Connections: svc, Queue: q})}
 }
 
 func queuedSyncs(t *testing.T, st *store.Store) int {

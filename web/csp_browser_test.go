@@ -132,7 +132,7 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 
 	t.Run("DashboardDatesMakeTheRangeCustom", func(t *testing.T) {
 		open(t, "/dashboard?range=30d", `[data-testid=filter-from]`, true)
-		from := time.Now().UTC().AddDate(0, 0, -10).Format(time.DateOnly)
+		from := testNow.UTC().AddDate(0, 0, -10).Format(time.DateOnly)
 		if err := chromedp.Do(bctx, chromedp.Evaluate[chromedp.Void](`(() => {
 			const el = document.querySelector("[data-testid=filter-from]");
 			el.value = `+quote(from)+`;
@@ -156,7 +156,7 @@ func TestBrowserBehavioursWorkWithoutInlineScript(t *testing.T) {
 	// lost the rest.
 	t.Run("DashboardDateTypedCountsWhenDone", func(t *testing.T) {
 		open(t, "/dashboard?range=30d", `[data-testid=filter-from]`, true)
-		day := time.Now().UTC().AddDate(0, 0, -12)
+		day := testNow.UTC().AddDate(0, 0, -12)
 		if err := chromedp.Do(bctx,
 			chromedp.Focus(`[data-testid=filter-from]`),
 			chromedp.SendKeys(`[data-testid=filter-from]`, day.Format("01022006")),

@@ -32,7 +32,7 @@ func TestDashboardCSVNeutralisesFormulas(t *testing.T) {
 		t.Fatal(err)
 	}
 	litellm, focus := hostileBills(formulaNames)
-	credit := time.Now().UTC().AddDate(0, 0, -3).Truncate(24 * time.Hour)
+	credit := testNow.UTC().AddDate(0, 0, -3).Truncate(24 * time.Hour)
 	focus = append(focus, []string{"-12.50", "-12.50", "USD", credit.Format(time.DateTime), credit.AddDate(0, 0, 1).Format(time.DateTime),
 		"Credit", "AWS", "Refund", "123", ""})
 	postImport(t, b, token, "litellm-spend", "litellm.csv", litellm)

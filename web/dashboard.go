@@ -65,7 +65,7 @@ func (s *Server) handleDashboard(c echo.Context) error {
 	if !state.HasSpend && format == "" {
 		return render(c, http.StatusOK, views.DashboardEmpty(s.shell(c, "Dashboard", "dashboard")))
 	}
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	q := c.QueryParams()
 	if len(q) == 0 && user != nil {
 		// /dashboard with no view in the URL: the view this person last
@@ -143,7 +143,7 @@ func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.
 func (s *Server) handleDailyTable(c echo.Context) error {
 	ctx := c.Request().Context()
 	org := currentOrg(c)
-	today := budget.Day(time.Now(), org.Location())
+	today := s.today(org)
 	q := c.QueryParams()
 	cur := strings.ToUpper(q.Get("currency"))
 	if cur == "" {
@@ -254,7 +254,6 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 	slices.SortFunc(v.Filter.Chips, func(a, b views.FilterChip) int { return strings.Compare(a.Dimension, b.Dimension) })
 	v.Query = sq.values().Encode()
 	v.Today = o.Today
-	v.ChartTitle = chartTitle(sq, o.Today)
 	v.Headline = head.view
 
 	slices.SortStableFunc(o.Currencies, func(a, b spend.CurrencyOverview) int {
@@ -294,6 +293,8 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 	}
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
+	budgetLines := slices.ContainsFunc(d.chart.Charts, func(p currencyPlot) bool { return len(p.Budgets) > 0 })
+	v.ChartTitle = chartTitle(sq, o.Today, budgetLines)
 	if !spent {
 		v.Empty = &views.EmptyRange{Filtered: len(v.Filter.Chips) > 0}
 	}
@@ -311,23 +312,31 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 }
 
 // chartTitle says what the chart shows: the bars by group over the range,
-// or the spend of each month added up day by day against the budgets' pace.
-func chartTitle(sq spendQuery, today time.Time) string {
+// or the spend of each month added up day by day, against the budgets'
+// lines or pace when it draws any.
+func chartTitle(sq spendQuery, today time.Time, budgets bool) string {
 	f := sq.Filter
 	span := f.From.Format("2 Jan") + " – " + f.To.Format("2 Jan 2006")
 	if f.From.Year() != f.To.Year() {
 		span = f.From.Format("2 Jan 2006") + " – " + f.To.Format("2 Jan 2006")
 	}
+	against := ""
 	if sq.Chart == "cumulative" {
+		if budgets {
+			against = " against the budgets' pace"
+		}
 		switch {
 		case f.From.Year() != f.To.Year() || f.From.Month() != f.To.Month():
-			return "Cumulative spend by month against the budgets' pace, " + span
+			return "Cumulative spend by month" + against + ", " + span
 		case f.To.Year() == today.Year() && f.To.Month() == today.Month():
-			return "Cumulative spend this month against the budgets' pace, " + span
+			return "Cumulative spend this month" + against + ", " + span
 		}
-		return "Cumulative spend in " + f.From.Format("January 2006") + " against the budgets' pace"
+		return "Cumulative spend in " + f.From.Format("January 2006") + against
 	}
-	return "Daily spend by " + dimensionName(sq.Group) + " against budgets, " + span
+	if budgets {
+		against = " against budgets"
+	}
+	return "Daily spend by " + dimensionName(sq.Group) + against + ", " + span
 }
 
 // dimensionName is a dimension in words, for titles.
@@ -522,7 +531,10 @@ type plotMarker struct {
 }
 
 // chartFor lays out one currency's chart: bars per group, the budgets in
-// that currency as lines, the anomalies as markers.
+// that currency whose scope is the view's as lines (an all-spend budget on
+// the whole org's chart, a team's on the view of that team: a line drawn
+// against spend it does not measure would say nothing true), the
+// anomalies as markers.
 func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget, sq spendQuery) currencyPlot {
 	n := len(s.Days)
 	p := currencyPlot{Currency: s.Currency, Series: make([]plotSeries, 0, len(s.Groups)), Budgets: []plotBudget{}, Anomalies: []plotMarker{},
@@ -548,7 +560,7 @@ func chartFor(s spend.Series, anomalies []spend.Anomaly, budgets []store.Budget,
 		p.Series = append(p.Series, ps)
 	}
 	for _, b := range budgets {
-		if b.Currency != s.Currency {
+		if b.Currency != s.Currency || !b.Scope.Is(sq.Filter) {
 			continue
 		}
 		pb := plotBudget{Name: "Budget: " + b.Name}

@@ -89,7 +89,7 @@ func TestBrowserChartLegendEverySeries(t *testing.T) {
 	t.Parallel()
 	b, url := liveServer(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Many models"})
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	var csv strings.Builder
 	csv.WriteString("starting_at,amount,currency,model,cost_type,workspace_id\n")
 	for i := 1; i <= 20; i++ {

@@ -22,12 +22,18 @@ import (
 )
 
 // demoOrg is an org filled by `burnrate demo`'s generator through the real
-// import path, with its owner and an API token.
+// import path up to testNow, with its owner and an API token.
 func demoOrg(t *testing.T, b *bundle) (store.Org, store.User, string, demo.Result) {
+	t.Helper()
+	return demoOrgAt(t, b, testNow)
+}
+
+// demoOrgAt is demoOrg seeded up to now.
+func demoOrgAt(t *testing.T, b *bundle, now time.Time) (store.Org, store.User, string, demo.Result) {
 	t.Helper()
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{Name: "Demo"})
 	im := ingest.NewImporter(b.st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	res, err := demo.Seed(ctx(), b.st, im, org, time.Now())
+	res, err := demo.Seed(ctx(), b.st, im, org, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +136,7 @@ func TestDashboardRendersCardsChartsAndTables(t *testing.T) {
 	}
 	// The comparisons say which complete days they compare: yesterday, as
 	// the headline.
-	yesterday := time.Now().UTC().AddDate(0, 0, -1)
+	yesterday := testNow.UTC().AddDate(0, 0, -1)
 	if got, want := d.Find(`[data-testid=dod-days]`).Text(), "yesterday ("+yesterday.Format("Mon 2 Jan")+")"; !strings.HasPrefix(got, want) {
 		t.Errorf("day over day compares %q, want %q…", got, want)
 	}
@@ -206,19 +212,32 @@ func TestDashboardHTMXFilterGetsFragmentAndJSON(t *testing.T) {
 		t.Fatalf("chart = %+v", chart)
 	}
 	usd := chart.Charts[0] // the org's own currency first
-	if usd.Currency != "USD" || len(usd.Days) != 30 || len(usd.Cumulative) != 30 || len(usd.Budgets) != 6 {
+	// The whole org's chart draws the all-spend budget only: the team's
+	// budgets measure a team's spend, not the bars.
+	if usd.Currency != "USD" || len(usd.Days) != 30 || len(usd.Cumulative) != 30 || len(usd.Budgets) != 1 {
 		t.Fatalf("USD chart: %s, %d days, %d cumulative, %d budgets", usd.Currency, len(usd.Days), len(usd.Cumulative), len(usd.Budgets))
 	}
-	// Each budget's lines name it once, with its real period.
+	// Each budget's lines name it once, with its real period; a team's
+	// budgets are drawn on that team's view.
 	labels := map[string]bool{}
 	for _, b := range usd.Budgets {
 		labels[b.DailyName], labels[b.PaceName] = true, true
 	}
-	for _, want := range []string{"Budget: Inference (daily)", "Budget: Inference (daily, cumulative)",
+	if err := json.Unmarshal([]byte(doc(t, c.get("/dashboard?range=30d&group=model&chart=cumulative&team=support-bot")).Find(`script#chart-data`).Text()), &chart); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range chart.Charts[0].Budgets {
+		labels[b.DailyName], labels[b.PaceName] = true, true
+	}
+	for _, want := range []string{"Budget: Support bot (daily)", "Budget: Support bot (daily, cumulative)",
+		"Budget: Support bot LLM (monthly, per day)", "Budget: Support bot LLM (monthly, pace)",
 		"Budget: All cloud and LLM spend (monthly, per day)", "Budget: All cloud and LLM spend (monthly, pace)"} {
 		if !labels[want] {
 			t.Errorf("no budget line %q in %v", want, labels)
 		}
+	}
+	if len(labels) != 6 {
+		t.Errorf("budget lines %v: want the all-spend budget's on the org's chart, the support bot's two on its team's", labels)
 	}
 	for l := range labels {
 		if strings.Count(l, "per day") > 1 || strings.Contains(l, "daily (") {
@@ -247,8 +266,8 @@ func TestDashboardCSVMatchesAPI(t *testing.T) {
 	_, owner, token, _ := demoOrg(t, b)
 	c := b.client(t)
 	c.login(owner.Email)
-	from := time.Now().UTC().AddDate(0, 0, -40).Format(time.DateOnly)
-	to := time.Now().UTC().AddDate(0, 0, -5).Format(time.DateOnly)
+	from := testNow.UTC().AddDate(0, 0, -40).Format(time.DateOnly)
+	to := testNow.UTC().AddDate(0, 0, -5).Format(time.DateOnly)
 	rec := c.get("/dashboard?range=custom&from=" + from + "&to=" + to + "&group=service&format=csv&table=daily")
 	wantStatus(t, rec, http.StatusOK)
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/csv") {
@@ -362,7 +381,7 @@ func TestDashboardCacheFollowsData(t *testing.T) {
 	if n2, _ := cards(); n2 != n+1 {
 		t.Fatalf("budget cards after a new budget = %d, want %d", n2, n+1)
 	}
-	today := time.Now().UTC().Format(time.DateOnly)
+	today := testNow.UTC().Format(time.DateOnly)
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
 		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+today+" 01:00:00,USD,Extra\n"))
@@ -385,7 +404,7 @@ func TestDashboardHeadlineFollowsDataAcrossViews(t *testing.T) {
 	views := 0
 	cards := func() (int, string) {
 		views++ // a range of its own each time: never a cached view
-		to := time.Now().UTC()
+		to := testNow.UTC()
 		from := to.AddDate(0, 0, -views)
 		d := doc(t, c.get("/dashboard?range=custom&from="+from.Format(time.DateOnly)+"&to="+to.Format(time.DateOnly)))
 		return d.Find(`[data-testid=budget-card]`).Length(), d.Find(`[data-currency=USD] [data-testid=mtd]`).Text()
@@ -400,7 +419,7 @@ func TestDashboardHeadlineFollowsDataAcrossViews(t *testing.T) {
 	if n2, _ := cards(); n2 != n+1 {
 		t.Fatalf("budget cards on a new view after a new budget = %d, want %d", n2, n+1)
 	}
-	today := time.Now().UTC().Format(time.DateOnly)
+	today := testNow.UTC().Format(time.DateOnly)
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodPost, "/api/v1/imports?filename=extra.csv", token,
 		"BilledCost,ChargePeriodStart,BillingCurrency,ProviderName\n1000000,"+today+" 01:00:00,USD,Extra\n"))
@@ -419,7 +438,7 @@ func TestDashboardBreakdownFollowsDataAcrossGroups(t *testing.T) {
 	_, owner, token, _ := demoOrg(t, b)
 	c := b.client(t)
 	c.login(owner.Email)
-	to := time.Now().UTC()
+	to := testNow.UTC()
 	view := func(group string) string {
 		return c.get("/dashboard?range=custom&from=" + to.AddDate(0, 0, -20).Format(time.DateOnly) + "&to=" + to.Format(time.DateOnly) + "&group=" + group).Body.String()
 	}

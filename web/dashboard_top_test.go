@@ -28,7 +28,7 @@ func TestDashboardOfManyModelsShowsTopAndOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	const models = 5000
-	today := time.Now().UTC()
+	today := testNow.UTC()
 	var file strings.Builder
 	file.WriteString("request_id,spend,startTime,model\n")
 	total := decimal.Zero

@@ -30,7 +30,7 @@ func TestDashboardDefaultsToLast30DaysAndRemembersTheView(t *testing.T) {
 	if v, _ := d.Find(`[data-testid=filter-range] option[selected]`).Attr("value"); v != "30d" {
 		t.Fatalf("first visit range = %q, want 30d", v)
 	}
-	today := budget.Day(time.Now(), org.Location())
+	today := budget.Day(testNow, org.Location())
 	from, _ := d.Find(`[data-testid=filter-from]`).Attr("value")
 	if from != budget.AddDays(today, -29).Format(time.DateOnly) {
 		t.Errorf("from = %s", from)
@@ -125,7 +125,7 @@ func TestBudgetPageBurnDownAndHistoryFromTheData(t *testing.T) {
 	c.login(owner.Email)
 	d := doc(t, c.get("/budgets/"+itoa(res.Budgets[0].ID)))
 	chart := d.Find(`script#burn-chart`).Text()
-	today := budget.Day(time.Now(), org.Location())
+	today := budget.Day(testNow, org.Location())
 	if !strings.Contains(chart, `"Spent"`) || !strings.Contains(chart, `"Budget, spread over the month"`) ||
 		strings.Count(chart, ` `+today.Format("Jan")+`"`) != budget.DaysInMonth(today) {
 		t.Errorf("burn-down = %.300s", chart)

@@ -25,9 +25,9 @@ const previewCSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'
 // digestDay parses the preview's date, yesterday in the org's time zone
 // when none is given. Days before 2000 or more than a year ahead are
 // refused: nothing useful is there, and each preview runs the queries.
-func digestDay(c echo.Context) (time.Time, string) {
+func (s *Server) digestDay(c echo.Context) (time.Time, string) {
 	org := currentOrg(c)
-	yesterday := digest.Yesterday(time.Now(), org.Location())
+	yesterday := digest.Yesterday(s.now(), org.Location())
 	q := c.QueryParam("date")
 	if q == "" {
 		return yesterday, ""
@@ -57,12 +57,12 @@ func (s *Server) digestPage(c echo.Context, status int, v views.DigestView) erro
 		return err
 	}
 	v.Unsubscribed = unsub
-	day, msg := digestDay(c)
+	day, msg := s.digestDay(c)
 	if msg != "" {
 		v.Errors["date"] = msg
 		status = http.StatusUnprocessableEntity
 	}
-	d, err := digest.Build(ctx, st, *org, day)
+	d, err := digest.Build(ctx, st, *org, day, s.now())
 	if err != nil {
 		return err
 	}
@@ -132,11 +132,11 @@ func (s *Server) handleDigestSubscription(c echo.Context) error {
 // handleDigestPreview is the digest email of a day, alone, for the frame
 // on Settings → Digest, under previewCSP.
 func (s *Server) handleDigestPreview(c echo.Context) error {
-	day, msg := digestDay(c)
+	day, msg := s.digestDay(c)
 	if msg != "" {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, msg)
 	}
-	d, err := digest.Build(c.Request().Context(), s.db(c), *currentOrg(c), day)
+	d, err := digest.Build(c.Request().Context(), s.db(c), *currentOrg(c), day, s.now())
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func liveServer(t *testing.T) (*bundle, string) {
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: ts.URL})}
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: ts.URL})}
 	ts.Config.Handler = b.srv
 	return b, ts.URL
 }

@@ -32,5 +32,5 @@ func mustOrgOf(t *testing.T, b *bundle, userID int64) int64 {
 }
 
 func newServerWithLimit(st *store.Store, limit int64) *web.Server {
-	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: "http://burnrate.test", MaxUploadBytes: limit})
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", MaxUploadBytes: limit})
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,7 +37,7 @@ func (s *Server) importRequest(c echo.Context, fileName, source, via string) (in
 	}
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them.
-	prices, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), req.Org.ID, advisor.PriceOverrides, time.Now())
+	prices, err := advisor.LoadOrgPrices(c.Request().Context(), s.db(c), req.Org.ID, advisor.PriceOverrides, s.now())
 	if err != nil {
 		return req, err
 	}

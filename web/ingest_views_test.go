@@ -64,7 +64,7 @@ func TestOneProviderOneName(t *testing.T) {
 	b := setup(t)
 	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
 	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
-	today := time.Now().UTC()
+	today := testNow.UTC()
 	var usage, daily strings.Builder
 	usage.WriteString("start_time_iso,end_time_iso,project_id,num_model_requests,model,input_tokens,output_tokens\n")
 	daily.WriteString("date,team_id,api_key,model,custom_llm_provider,prompt_tokens,completion_tokens,spend,api_requests\n")

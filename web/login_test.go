@@ -72,7 +72,7 @@ func TestLoginLimitIgnoresForwardedForWithoutProxies(t *testing.T) {
 func TestLoginLimitHonoursTrustedProxies(t *testing.T) {
 	t.Parallel()
 	// httptest requests come from 192.0.2.1: the proxy.
-	b := setupConfig(t, web.Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}})
+	b := setupConfig(t, web.Config{Now: testClock, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}})
 	c := b.client(t)
 	c.get("/login")
 	for i := range maxFailuresPerIP {

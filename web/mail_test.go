@@ -63,7 +63,7 @@ func setupMail(t *testing.T, smtpOn bool) *mailBundle {
 			t.Errorf("jobs: %v", err)
 		}
 	})
-	ws := web.NewServer(log, st, web.Config{BaseURL: "http://burnrate.test", Outbox: outbox, Queue: q})
+	ws := web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Outbox: outbox, Queue: q})
 	return &mailBundle{bundle: &bundle{st: st, srv: ws}, smtp: srv}
 }
 

@@ -91,7 +91,7 @@ func setupNotify(t *testing.T) (*bundle, *mailbox) {
 	box := &mailbox{}
 	n := notify.New(st, box, notify.Config{BaseURL: "http://burnrate.test", AllowPrivate: true})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{BaseURL: "http://burnrate.test", Notifier: n})}, box
+	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Notifier: n})}, box
 }
 
 func flashOf(t *testing.T, c *client) string {

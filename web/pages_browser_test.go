@@ -175,6 +175,10 @@ func TestBrowserEveryPageAtEveryWidth(t *testing.T) {
 			chromedp.SendKeys(`input[name=email]`, who.email),
 			chromedp.SendKeys(`input[name=password]`, storetest.Password),
 			chromedp.Submit(`[data-testid=login-form]`),
+			// Not `main`: the log-in page has one too, and navigating
+			// while its redirect is still under way aborts one or the
+			// other (net::ERR_ABORTED, or a Navigate that never returns).
+			chromedp.WaitNotPresent(`[data-testid=login-form]`),
 			chromedp.WaitVisible(`main`),
 		); err != nil {
 			t.Fatal(err)

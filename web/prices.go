@@ -36,7 +36,7 @@ func (s *Server) pricesPage(c echo.Context, status int, v views.PricesView) erro
 	if v.LLM, err = st.LLMPriceOverrides(ctx, orgID); err != nil {
 		return err
 	}
-	to := time.Now().UTC()
+	to := s.now().UTC()
 	from := to.Add(-advisor.PaidWindow)
 	if v.Paid, err = st.PaidGPURates(ctx, orgID, from, to); err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -75,7 +74,7 @@ func (s *Server) handleSavings(c echo.Context) error {
 	if len(errs) > 0 {
 		status = http.StatusUnprocessableEntity
 	} else {
-		opts.Now = time.Now()
+		opts.Now = s.now()
 		rep, err := savings.Load(c.Request().Context(), s.db(c), *currentOrg(c), opts)
 		var ie *advisor.InputError
 		switch {
@@ -100,7 +99,7 @@ func (s *Server) handleAPISavings(c echo.Context) error {
 	if len(errs) > 0 {
 		return unprocessable("%s", strings.Join(errs, "; "))
 	}
-	opts.Now = time.Now()
+	opts.Now = s.now()
 	rep, err := savings.Load(c.Request().Context(), s.db(c), *currentOrg(c), opts)
 	if err != nil {
 		return err

@@ -28,7 +28,7 @@ func TestSavingsRefreshQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st,
-		web.Config{BaseURL: "http://burnrate.test", Queue: q})}
+		web.Config{Now: testClock, BaseURL: "http://burnrate.test", Queue: q})}
 	org, owner := storetest.Org(t, st, storetest.OrgOpts{})
 	_, token, _ := st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
 	sample, err := os.ReadFile(focusSample)

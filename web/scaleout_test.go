@@ -42,7 +42,7 @@ func TestTwoInstancesOneDatabase(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(st.Close)
-		return newTestServer(st, web.Config{})
+		return newTestServer(st, web.Config{Now: testClock})
 	}
 	a, b := open(), open()
 	lb := &roundRobin{servers: []http.Handler{a, b}}

@@ -59,7 +59,7 @@ func TestMetricsNeedTheToken(t *testing.T) {
 	wantStatus(t, get(off, ""), http.StatusNotFound)
 	wantStatus(t, get(off, "Bearer "), http.StatusNotFound)
 
-	on := setupConfig(t, web.Config{MetricsToken: testMetricsToken})
+	on := setupConfig(t, web.Config{Now: testClock, MetricsToken: testMetricsToken})
 	for _, auth := range []string{"", "Bearer ", "Bearer wrong", testMetricsToken, "Bearer " + testMetricsToken + "x", "Basic " + testMetricsToken} {
 		rec := get(on, auth)
 		wantStatus(t, rec, http.StatusUnauthorized)
@@ -145,7 +145,7 @@ func TestHSTSWithHTTPSBaseURL(t *testing.T) {
 }
 
 func newServerWithBaseURL(st *store.Store, base string) *web.Server {
-	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{BaseURL: base})
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: base})
 }
 
 // TestNoStoreForLoggedInResponses: what a logged-in user or an API token

@@ -20,6 +20,7 @@ import (
 
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/billing"
+	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
@@ -86,6 +87,10 @@ type Config struct {
 	// Billing is Stripe billing (docs/billing.md). Nil, or one with no
 	// secret key, is a self-hosted install: no plans, no limits.
 	Billing *billing.Service
+	// Now is the clock every page and API answer asks for "today" (in
+	// the org's time zone, through Server.today), so that a test can
+	// pin the day. Nil means time.Now.
+	Now func() time.Time
 }
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
@@ -124,6 +129,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	}
 	if cfg.MaxImportsPerOrg <= 0 {
 		cfg.MaxImportsPerOrg = DefaultMaxImportsPerOrg
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
 		heads: newHeadlineCache(), breaks: newBreakdownCache(), notifier: cfg.Notifier}
@@ -174,6 +182,13 @@ func forwardedTrust(proxies []netip.Prefix) (echo.IPExtractor, echo.SchemeExtrac
 	}
 	return echo.ExtractIPFromXFFHeader(opts...), echo.ExtractSchemeFromHeaders(opts...)
 }
+
+// now is the server's clock (Config.Now).
+func (s *Server) now() time.Time { return s.cfg.Now() }
+
+// today is the current day in org's time zone, the day every view of
+// spend, budget and forecast is computed for.
+func (s *Server) today(org *store.Org) time.Time { return budget.Day(s.cfg.Now(), org.Location()) }
 
 // mailConfigured reports whether the mail pages queue is delivered (rather
 // than kept in the outbox, or not made at all).

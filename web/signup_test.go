@@ -58,7 +58,7 @@ func TestSignupDoesNotRevealAccounts(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	var logs bytes.Buffer
-	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(&logs, nil)), st, web.Config{BaseURL: "http://burnrate.test"})}
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(&logs, nil)), st, web.Config{Now: testClock, BaseURL: "http://burnrate.test"})}
 	existing := storetest.User(t, st, storetest.UserOpts{Email: "ann@example.com"})
 
 	signup := func(email string) (*client, int, string, string) {

@@ -24,7 +24,7 @@ func TestDashboardAPIAndSpendDayAgree(t *testing.T) {
 	org, owner, token, _ := demoOrg(t, b)
 	c := b.client(t)
 	c.login(owner.Email)
-	today := budget.Day(time.Now(), org.Location())
+	today := budget.Day(testNow, org.Location())
 	day := budget.AddDays(today, -3)
 	iso := day.Format(time.DateOnly)
 

@@ -18,7 +18,7 @@ func TestOrgTierTableSaved(t *testing.T) {
 	b := setup(t)
 	org, _, c, token := orgWithToken(t, b)
 	other, _, oc, otherToken := orgWithToken(t, b)
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	for _, id := range []int64{org.ID, other.ID} {
 		insertDailySpend(t, b.st, id, today.AddDate(0, 0, -2), "gpt-4o", 1_000_000_000, 200_000_000, 0, "4500")
 	}

@@ -8,8 +8,10 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -17,6 +19,25 @@ import (
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
+
+// testNow is the clock of every test's server (web.Config.Now) and the
+// instant the demo org is seeded at: the tests pin the day, so that none of
+// them depends on the calendar. BURNRATE_TEST_NOW (RFC 3339) moves it, to
+// run the suite on an awkward day (the 1st, the 31st, 1 January); the
+// default is an ordinary weekday in the middle of a month.
+var testNow = func() time.Time {
+	if v := os.Getenv("BURNRATE_TEST_NOW"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			panic("BURNRATE_TEST_NOW: " + err.Error())
+		}
+		return t
+	}
+	return time.Date(2026, time.December, 16, 14, 30, 0, 0, time.UTC)
+}()
+
+// testClock is testNow as a clock.
+func testClock() time.Time { return testNow }
 
 // bundle is what most web tests need: a server on a fresh database.
 type bundle struct {
@@ -28,7 +49,7 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	st := storetest.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{BaseURL: "http://burnrate.test"})}
+	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test"})}
 }
 
 // client is a browser: it keeps cookies and submits forms with their CSRF

@@ -54,7 +54,7 @@ func hostileBills(names []string) (litellm, focus [][]string) {
 		"custom_llm_provider", "metadata", "team_id"}}
 	focus = [][]string{{"BilledCost", "EffectiveCost", "BillingCurrency", "ChargePeriodStart", "ChargePeriodEnd",
 		"ChargeCategory", "ProviderName", "ServiceName", "SubAccountId", "Tags"}}
-	today := time.Now().UTC().Truncate(24 * time.Hour)
+	today := testNow.UTC().Truncate(24 * time.Hour)
 	for daysAgo := 20; daysAgo >= 2; daysAgo-- {
 		day := today.AddDate(0, 0, -daysAgo)
 		spend := "1.00"

@@ -193,7 +193,7 @@ func numbers(ctx context.Context, args []string) error {
 			return 0, err
 		}},
 		{name: "digest numbers (digest.Build)", run: func(st *store.Store) (int, error) {
-			_, err := digest.Build(ctx, st, org, yesterday)
+			_, err := digest.Build(ctx, st, org, yesterday, now)
 			return 0, err
 		}},
 		{name: "alerts, first (budget.Evaluate)", claims: true, run: evaluate},

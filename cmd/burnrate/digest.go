@@ -37,14 +37,15 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		return err
 	}
 	defer db.close()
-	day := digest.Yesterday(time.Now(), org.Location())
+	now := time.Now()
+	day := digest.Yesterday(now, org.Location())
 	if *dateFlag != "" {
 		if day, err = time.Parse(time.DateOnly, *dateFlag); err != nil {
 			return fmt.Errorf("digest: --date: want YYYY-MM-DD, got %q", *dateFlag)
 		}
 	}
 	if !*send {
-		d, err := digest.Build(ctx, db.store, org, day)
+		d, err := digest.Build(ctx, db.store, org, day, now)
 		if err != nil {
 			return err
 		}
@@ -71,7 +72,7 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if err != nil {
 		return err
 	}
-	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, *when)
+	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, now, *when)
 	if err != nil {
 		return err
 	}

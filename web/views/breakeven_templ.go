@@ -1985,7 +1985,7 @@ func mixTable(m pricing.MixBreakEven) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 191, "</strong></p><table data-testid=\"mix-table\"><thead><tr><th>API model</th><th class=\"num\">$/1M (its mix)</th><th class=\"num\">API / month</th><th>Open substitute</th><th class=\"num\">Self-hosted / month</th><th class=\"num\">Break-even tokens/mo</th><th>Verdict</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 191, "</strong></p><table class=\"mix-table\" data-testid=\"mix-table\"><thead><tr><th>API model</th><th class=\"num\">$/1M (its mix)</th><th class=\"num\">API / month</th><th>Open substitute</th><th class=\"num\">Self-hosted / month</th><th class=\"num\">Break-even tokens/mo</th><th>Verdict</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
