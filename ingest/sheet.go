@@ -15,9 +15,9 @@ import (
 )
 
 // This file holds what a spreadsheet leaves in a file it saved, and how it
-// is read as the same file without it (docs/import-formats.md, "Files a
-// spreadsheet saved"): Excel's "sep=," first line, line ends of a lone \r,
-// and amounts written as money is shown ("$10,000.00 ", "1.234,56 €").
+// is read as the same file without it (docs/import-formats.md, "Files" and
+// "Values"): Excel's "sep=," first line, line ends of a lone \r, and
+// amounts written as money is shown ("$10,000.00 ", "1.234,56 €").
 
 // skipSepLine drops Excel's separator hint, a first line "sep=," (also
 // quoted, or followed by the commas of an empty row), and reports whether
