@@ -336,7 +336,7 @@ func (j *joined) next() error {
 			j.cur = br // the version's only part: the importer reads Parquet itself
 			return nil
 		}
-		f, err := parquetAsCSV(key, br)
+		f, err := parquetAsCSV(j.ctx, key, br)
 		if err != nil {
 			return err
 		}
@@ -404,7 +404,7 @@ func (j *joined) Close() error {
 // parquetAsCSV spools one Parquet part of several to a temporary file (a
 // Parquet file is read from its footer) and writes it out as CSV in
 // another, which it returns open at its start; closing it removes it.
-func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
+func parquetAsCSV(ctx context.Context, key string, r io.Reader) (io.ReadCloser, error) {
 	pf, err := os.CreateTemp("", "burnrate-part-*.parquet")
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
 	}
 	t := &tempFile{cf}
 	bw := bufio.NewWriterSize(cf, 256<<10)
-	err = ingest.ParquetCSV(pf, size, key, bw)
+	err = ingest.ParquetCSV(ctx, pf, size, key, bw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -220,7 +220,7 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		return im.fail(ctx, req, imp.ID, req.Source, fmt.Errorf("%s: read: %w", req.FileName, err))
 	}
 	defer in.done()
-	rd, hash, err := im.open(req, in)
+	rd, hash, err := im.open(ctx, req, in)
 	if err != nil {
 		return im.fail(ctx, req, imp.ID, req.Source, err)
 	}
@@ -294,7 +294,7 @@ func (im *Importer) options(req ImportRequest) Options {
 
 // open returns the Reader of the uploaded file and the reader that hashes
 // it as uploaded.
-func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, error) {
+func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Reader, *hashingReader, error) {
 	var (
 		hash *hashingReader
 		rd   *Reader
@@ -305,7 +305,7 @@ func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, 
 		// Parquet is read at offsets, not in one pass: the hash reads the
 		// file once more, in order, once its rows are written.
 		hash = &hashingReader{r: io.NewSectionReader(in.ra, 0, in.size), h: sha256.New()}
-		rd, err = OpenParquet(in.ra, in.size, opts)
+		rd, err = OpenParquet(ctx, in.ra, in.size, opts)
 	} else {
 		hash = &hashingReader{r: in.rest, h: sha256.New()}
 		rd, err = Open(hash, opts)
