@@ -87,7 +87,8 @@ type Settings struct {
 type Credentials struct {
 	APIKey string `json:"api_key,omitempty"`
 	// An AWS access key; none means the default credential chain (the
-	// host's role, the environment).
+	// host's role, the environment), which only an install that allows the
+	// host's credentials uses (policy.go).
 	AccessKeyID     string `json:"access_key_id,omitempty"`
 	SecretAccessKey string `json:"secret_access_key,omitempty"`
 	SessionToken    string `json:"session_token,omitempty"`
@@ -272,7 +273,7 @@ func (in Input) validateS3() (Settings, Credentials, error) {
 	case set.Region != "" && !regionName.MatchString(set.Region):
 		return set, cred, &InputError{"region", "an AWS region such as us-east-1"}
 	case (cred.AccessKeyID == "") != (cred.SecretAccessKey == ""):
-		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret, or neither to use the host's credentials"}
+		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret"}
 	case cred.AccessKeyID != "" && !accessKey.MatchString(cred.AccessKeyID):
 		return set, cred, &InputError{"access_key_id", "an access key id is uppercase letters and digits (AKIA…)"}
 	case len(cred.SecretAccessKey) > 256 || strings.ContainsFunc(cred.SecretAccessKey, func(r rune) bool { return r <= ' ' || r > '~' }):
@@ -316,7 +317,11 @@ type Service struct {
 	// Interval is how long after a sync the next is due; zero means
 	// DefaultInterval.
 	Interval time.Duration
-	Log      *slog.Logger
+	// AllowHostCredentials lets a connection without a key of its own
+	// sign in as this server (the AWS default credential chain): for
+	// single-tenant installs only (policy.go).
+	AllowHostCredentials bool
+	Log                  *slog.Logger
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
 }
@@ -348,6 +353,9 @@ func (s *Service) log() *slog.Logger {
 func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int64, in Input) (store.Connection, error) {
 	set, cred, err := in.validate(s.now())
 	if err != nil {
+		return store.Connection{}, err
+	}
+	if err := s.checkCredentials(in.Kind, cred); err != nil {
 		return store.Connection{}, err
 	}
 	if s.Key == nil {

@@ -82,8 +82,13 @@ func (s3Export) client(ctx context.Context, s *Service, p pull) (s3Client, error
 			tr.ResponseHeaderTimeout = CallTimeout
 		})
 	opts := []func(*config.LoadOptions) error{config.WithRegion(region), config.WithHTTPClient(hc)}
-	if p.cred.AccessKeyID != "" {
+	switch {
+	case p.cred.AccessKeyID != "":
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(p.cred.AccessKeyID, p.cred.SecretAccessKey, p.cred.SessionToken)))
+	case !s.AllowHostCredentials:
+		// prepare refuses such a pull first; this keeps the default chain
+		// out of reach should a caller ever skip it.
+		return nil, s.checkCredentials(KindS3, p.cred)
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {

@@ -207,6 +207,11 @@ func (s *Service) prepare(conn store.Connection) (pull, puller, error) {
 	if p.cred, err = s.credentials(conn); err != nil {
 		return p, nil, err
 	}
+	// Saved by an older version, or before the operator changed their
+	// mind: the rule holds at every run, not only when saved.
+	if err := s.checkCredentials(conn.Kind, p.cred); err != nil {
+		return p, nil, err
+	}
 	return p, pl, nil
 }
 

@@ -77,7 +77,8 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		importer.RowQuota = bill.RowQuota
 	}
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL}
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL,
+		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)

@@ -47,6 +47,10 @@ type Config struct {
 	// private and link-local addresses, other hosts than hooks.slack.com,
 	// and plain http: for self-hosted installs whose receivers are inside.
 	WebhookAllowPrivate bool
+	// ConnectionsAllowHostCredentials lets a connection without a key of
+	// its own sign in as this server (its AWS role, AWS_* variables,
+	// ~/.aws): single-tenant installs only.
+	ConnectionsAllowHostCredentials bool
 	// SecretKey seals connections' credentials (AES-256-GCM); nil when
 	// SECRET_KEY is not set, which refuses new connections.
 	SecretKey *connect.Key
@@ -125,6 +129,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	cfg.MaxUploadBytes = mb << 20
 	cfg.RunMigrations = env.boolean("RUN_MIGRATIONS", true)
 	cfg.WebhookAllowPrivate = env.boolean("WEBHOOK_ALLOW_PRIVATE", false)
+	cfg.ConnectionsAllowHostCredentials = env.boolean("CONNECTIONS_ALLOW_HOST_CREDENTIALS", false)
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
 		env.problem(errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}

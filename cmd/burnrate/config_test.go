@@ -61,6 +61,20 @@ func TestConfigWebhookAllowPrivate(t *testing.T) {
 	}
 }
 
+// TestConfigConnectionsAllowHostCredentials: off unless the operator says
+// so.
+func TestConfigConnectionsAllowHostCredentials(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ConnectionsAllowHostCredentials {
+		t.Fatalf("default CONNECTIONS_ALLOW_HOST_CREDENTIALS = %v, %v; want off", cfg.ConnectionsAllowHostCredentials, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_HOST_CREDENTIALS": "1"}))
+	if err != nil || !cfg.ConnectionsAllowHostCredentials {
+		t.Fatalf("CONNECTIONS_ALLOW_HOST_CREDENTIALS=1: %v, %v", cfg.ConnectionsAllowHostCredentials, err)
+	}
+}
+
 func TestConfigMail(t *testing.T) {
 	t.Parallel()
 	cfg, err := loadConfig(env(nil))
