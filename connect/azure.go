@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -88,12 +87,9 @@ func (azureExport) client(s *Service, p pull) (*container.Client, error) {
 	}
 	// Each call's answer must start within CallTimeout; a data file then
 	// streams for as long as its import takes (bounded by the job's).
-	hc := &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   30 * time.Second,
-		ResponseHeaderTimeout: CallTimeout,
-	}}
+	// The blob service is the tenant's to aim (an endpoint, a SAS URL):
+	// dialled through the egress policy (policy.go), redirects included.
+	hc := &http.Client{Transport: s.transport()}
 	opts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Transport: hc,
 		Retry: policy.RetryOptions{

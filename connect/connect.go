@@ -27,6 +27,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
@@ -317,6 +318,11 @@ type Service struct {
 	// Interval is how long after a sync the next is due; zero means
 	// DefaultInterval.
 	Interval time.Duration
+	// Egress is where calls a tenant can aim may go (an S3 endpoint, an
+	// Azure blob service and the SAS URL's host): the zero Policy reaches
+	// public addresses only, checked when dialled, redirects included
+	// (CONNECTIONS_ALLOW_PRIVATE; policy.go).
+	Egress egress.Policy
 	// AllowHostCredentials lets a connection without a key of its own
 	// sign in as this server (the AWS default credential chain): for
 	// single-tenant installs only (policy.go).
@@ -356,6 +362,9 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 		return store.Connection{}, err
 	}
 	if err := s.checkCredentials(in.Kind, cred); err != nil {
+		return store.Connection{}, err
+	}
+	if err := s.checkEndpoint(set); err != nil {
 		return store.Connection{}, err
 	}
 	if s.Key == nil {

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/url"
 	"syscall"
+
+	"github.com/burnrate/burnrate/connect/egress"
 )
 
 // unreachable words a failure to reach a provider at all, for the
@@ -22,6 +24,13 @@ func unreachable(err error, hint string) (msg string, ok bool) {
 		if u, perr := url.Parse(ue.URL); perr == nil {
 			host = u.Hostname()
 		}
+	}
+	if errors.Is(err, egress.ErrPrivate) {
+		if host == "" {
+			host = "the endpoint"
+		}
+		return "could not reach " + host + ": it is a loopback, private or link-local address, which connections may not reach " +
+			"(an operator may allow private endpoints with CONNECTIONS_ALLOW_PRIVATE)", true
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {

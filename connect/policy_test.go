@@ -3,13 +3,17 @@ package connect_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -56,6 +60,7 @@ func TestHostCredentialsNeverLent(t *testing.T) {
 	b := newBundle(t)
 	rec := newRecorder(t)
 	b.svc.OpenAIURL, b.svc.AnthropicURL = rec.srv.URL, rec.srv.URL
+	b.svc.Egress.Any = true // the recorder is on loopback
 
 	settings := map[string]string{
 		connect.KindS3:    `{"bucket":"billing","prefix":"cur/acme","endpoint_url":"` + rec.srv.URL + `"}`,
@@ -104,5 +109,95 @@ func TestHostCredentialsNeverLent(t *testing.T) {
 	got := rec.requests()
 	if len(got) == 0 || !strings.Contains(got[0], "Credential=AKIAHOSTHOSTHOST/") {
 		t.Fatalf("with host credentials allowed, S3 signed in as %q", got)
+	}
+}
+
+// TestConnectionsRefusePrivateEndpoints: an endpoint aimed at the server's
+// own network (loopback, metadata, every spelling) is refused when saved,
+// and one saved anyway is refused when dialled, without a byte sent: the
+// Test button is no port scanner. A redirect from an allowed endpoint to
+// another private address is refused too.
+func TestConnectionsRefusePrivateEndpoints(t *testing.T) {
+	t.Parallel()
+	b := newBundle(t)
+	b.svc.Egress = egress.Policy{}
+	var hits, elsewhere atomic.Int32
+	other := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere.Add(1) }))
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Listener = ln
+	other.Start()
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+
+	for _, in := range []connect.Input{
+		{Kind: connect.KindS3, Bucket: "billing", EndpointURL: srv.URL},
+		{Kind: connect.KindS3, Bucket: "billing", EndpointURL: "http://localhost" + port},
+		{Kind: connect.KindS3, Bucket: "billing", EndpointURL: "http://169.254.169.254"},
+		{Kind: connect.KindS3, Bucket: "billing", EndpointURL: "http://[::127.0.0.1]" + port},
+		{Kind: connect.KindS3, Bucket: "billing", EndpointURL: "http://[::ffff:10.0.0.1]:5432"},
+		{Kind: connect.KindAzure, Account: "acme", Container: "costs", EndpointURL: "http://10.0.0.8:10000/acme"},
+		{Kind: connect.KindAzure, SASToken: srv.URL + "/acme/costs?sv=2022-11-02&sp=rl&sig=abc"},
+	} {
+		in.Name = "private"
+		in.AccessKeyID, in.SecretAccessKey, in.AccountKey = "AKIATESTTESTTEST", "secret", "a2V5"
+		if in.SASToken != "" {
+			in.AccountKey = ""
+		}
+		if in.Kind == connect.KindAzure && in.SASToken == "" {
+			in.AccessKeyID, in.SecretAccessKey = "", ""
+		}
+		err := b.st.Fenced(context.Background(), b.org.ID, 0, func(st *store.Store) error {
+			_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, in)
+			return err
+		})
+		var ie *connect.InputError
+		if !errors.As(err, &ie) || ie.Field != "endpoint_url" || !strings.Contains(ie.Msg, "loopback, private or link-local") {
+			t.Errorf("%s %s%s: %v, want endpoint_url refused", in.Kind, in.EndpointURL, in.SASToken, err)
+		}
+	}
+
+	// Saved anyway (by an older version, or a name that resolves there):
+	// refused when dialled.
+	saved := func(kind, settings, cred string) store.Connection {
+		c, err := b.st.CreateConnection(context.Background(), store.NewConnection{OrgID: b.org.ID, Name: "saved " + settings, Kind: kind,
+			Settings: []byte(settings), Secret: b.svc.Key.Seal(b.org.ID, []byte(cred)), SecretHint: "…"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	s3cred := `{"access_key_id":"AKIATESTTESTTEST","secret_access_key":"secret"}`
+	for _, c := range []store.Connection{
+		saved(connect.KindS3, `{"bucket":"billing","endpoint_url":"http://localhost`+port+`"}`, s3cred),
+		saved(connect.KindS3, `{"bucket":"billing","endpoint_url":"`+srv.URL+`"}`, s3cred),
+		saved(connect.KindAzure, `{"container":"costs","endpoint_url":"http://localhost`+port+`/acme"}`, `{"sas_token":"sv=1&sig=abc"}`),
+	} {
+		err := b.svc.Test(context.Background(), c)
+		if err == nil || !strings.Contains(err.Error(), "it is a loopback, private or link-local address, which connections may not reach") ||
+			strings.Contains(err.Error(), "127.0.0.1") && !strings.Contains(c.Name, "127.0.0.1") {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the loopback server got %d requests", hits.Load())
+	}
+
+	// The operator allows 127.0.0.1 (a MinIO or Azurite there): it is
+	// reached, but its redirect to 127.0.0.2 is not followed there.
+	b.svc.Egress = egress.Policy{Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+	c := saved(connect.KindAzure, `{"container":"costs","endpoint_url":"`+srv.URL+`/acme"}`, `{"sas_token":"sv=1&sig=abc"}`)
+	if err := b.svc.Test(context.Background(), c); err == nil || !strings.Contains(err.Error(), "private or link-local") {
+		t.Errorf("redirected to 127.0.0.2: %v", err)
+	}
+	if hits.Load() == 0 || elsewhere.Load() != 0 {
+		t.Fatalf("allowed endpoint hit %d times, the private one it redirects to %d times", hits.Load(), elsewhere.Load())
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -76,25 +74,32 @@ func (s3Export) client(ctx context.Context, s *Service, p pull) (s3Client, error
 	}
 	// Each call's answer must start within CallTimeout; a data file then
 	// streams for as long as its import takes (bounded by the job's).
-	hc := awshttp.NewBuildableClient().WithDialerOptions(func(d *net.Dialer) { d.Timeout = 30 * time.Second }).
-		WithTransportOptions(func(tr *http.Transport) {
-			tr.TLSHandshakeTimeout = 30 * time.Second
-			tr.ResponseHeaderTimeout = CallTimeout
-		})
-	opts := []func(*config.LoadOptions) error{config.WithRegion(region), config.WithHTTPClient(hc)}
+	// The bucket's endpoint is the tenant's to aim: dialled through the
+	// egress policy (policy.go).
+	hc := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		guarded := s.transport()
+		tr.Proxy, tr.DialContext = guarded.Proxy, guarded.DialContext
+		tr.TLSHandshakeTimeout, tr.ResponseHeaderTimeout = guarded.TLSHandshakeTimeout, guarded.ResponseHeaderTimeout
+	})
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
 	switch {
 	case p.cred.AccessKeyID != "":
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(p.cred.AccessKeyID, p.cred.SecretAccessKey, p.cred.SessionToken)))
+		opts = append(opts, config.WithHTTPClient(hc),
+			config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(p.cred.AccessKeyID, p.cred.SecretAccessKey, p.cred.SessionToken)))
 	case !s.AllowHostCredentials:
 		// prepare refuses such a pull first; this keeps the default chain
 		// out of reach should a caller ever skip it.
 		return nil, s.checkCredentials(KindS3, p.cred)
 	}
+	// With the host's credentials (the operator allowed them), the chain
+	// finds them with the SDK's own client: the instance metadata service
+	// is link-local. Only the bucket's calls go through hc.
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, &ProviderError{Provider: "S3", Msg: "cannot load AWS credentials: " + clip(err.Error(), 200)}
 	}
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.HTTPClient = hc
 		// S3-compatible servers often send no checksums; the SDK would log
 		// a line per object.
 		o.DisableLogOutputChecksumValidationSkipped = true
@@ -109,6 +114,11 @@ func (s3Export) client(ctx context.Context, s *Service, p pull) (s3Client, error
 func s3Error(err error, action, what string) error {
 	if err == nil {
 		return nil
+	}
+	// A call that never got an answer first: the SDK wraps it in a
+	// response error without a response.
+	if msg, ok := unreachable(err, "check the bucket's name and region"); ok {
+		return &ProviderError{Provider: "S3", Msg: msg}
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
@@ -125,9 +135,6 @@ func s3Error(err error, action, what string) error {
 			msg = fmt.Sprintf("%s on %s failed: %s", action, what, clip(re.Err.Error(), 160))
 		}
 		return &ProviderError{Provider: "S3", Status: status, Msg: msg}
-	}
-	if msg, ok := unreachable(err, "check the bucket's name and region"); ok {
-		return &ProviderError{Provider: "S3", Msg: msg}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return &ProviderError{Provider: "S3", Msg: action + " on " + what + " timed out"}

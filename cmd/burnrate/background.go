@@ -78,7 +78,7 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	}
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
 		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL,
-		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials}
+		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/mail"
 )
 
@@ -51,6 +52,9 @@ type Config struct {
 	// its own sign in as this server (its AWS role, AWS_* variables,
 	// ~/.aws): single-tenant installs only.
 	ConnectionsAllowHostCredentials bool
+	// ConnectionsEgress is where connections' endpoints may reach: public
+	// addresses, and the hosts and ranges CONNECTIONS_ALLOW_PRIVATE lists.
+	ConnectionsEgress egress.Policy
 	// SecretKey seals connections' credentials (AES-256-GCM); nil when
 	// SECRET_KEY is not set, which refuses new connections.
 	SecretKey *connect.Key
@@ -130,6 +134,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	cfg.RunMigrations = env.boolean("RUN_MIGRATIONS", true)
 	cfg.WebhookAllowPrivate = env.boolean("WEBHOOK_ALLOW_PRIVATE", false)
 	cfg.ConnectionsAllowHostCredentials = env.boolean("CONNECTIONS_ALLOW_HOST_CREDENTIALS", false)
+	if cfg.ConnectionsEgress, err = egress.ParseAllowList(getenv("CONNECTIONS_ALLOW_PRIVATE")); err != nil {
+		env.problem(fmt.Errorf("CONNECTIONS_ALLOW_PRIVATE: %w; want host names, addresses or CIDR ranges, comma-separated (minio.internal,10.20.0.0/16)", err))
+	}
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
 		env.problem(errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}

@@ -75,6 +75,23 @@ func TestConfigConnectionsAllowHostCredentials(t *testing.T) {
 	}
 }
 
+// TestConfigConnectionsAllowPrivate: public addresses only unless the
+// operator lists hosts or ranges; a bad entry is named.
+func TestConfigConnectionsAllowPrivate(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ConnectionsEgress.String() != "public addresses only" {
+		t.Fatalf("default CONNECTIONS_ALLOW_PRIVATE = %s, %v", cfg.ConnectionsEgress, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_PRIVATE": "minio.internal,10.20.0.0/16"}))
+	if err != nil || cfg.ConnectionsEgress.String() != "public addresses and minio.internal, 10.20.0.0/16" {
+		t.Fatalf("CONNECTIONS_ALLOW_PRIVATE: %s, %v", cfg.ConnectionsEgress, err)
+	}
+	if _, err := loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_PRIVATE": "10.0.0.0/99"})); err == nil || !strings.Contains(err.Error(), `CONNECTIONS_ALLOW_PRIVATE: "10.0.0.0/99" is not a CIDR range`) {
+		t.Fatalf("bad range: %v", err)
+	}
+}
+
 func TestConfigMail(t *testing.T) {
 	t.Parallel()
 	cfg, err := loadConfig(env(nil))
