@@ -55,7 +55,7 @@ func newBundle(t testing.TB) *bundle {
 		// The fake providers listen on loopback, which an operator allows
 		// as a self-hosted MinIO or Azurite would be.
 		Egress: egress.Policy{Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}},
-		Now:      func() time.Time { return b.now },
+		Now:    func() time.Time { return b.now },
 	}
 	return b
 }
