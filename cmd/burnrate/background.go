@@ -73,6 +73,7 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	// same plan quota, and start the same work after each import.
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	importer.AfterImport = afterImport(queue)
+	importer.Timeout = cfg.ImportTimeout
 	if bill.Enabled() {
 		importer.RowQuota = bill.RowQuota
 	}

@@ -11,10 +11,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/connect/egress"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/mail"
 )
 
@@ -29,7 +31,9 @@ type Config struct {
 	LogLevel       slog.Level
 	LogFormat      string
 	MaxUploadBytes int64
-	RunMigrations  bool
+	// ImportTimeout bounds one import's wall-clock time (IMPORT_TIMEOUT).
+	ImportTimeout time.Duration
+	RunMigrations bool
 	// SMTPURL is where mail goes (empty: mail is kept in the outbox, not
 	// sent); MailFrom is who it is from.
 	SMTPURL  string
@@ -131,6 +135,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		env.problem(fmt.Errorf("MAX_UPLOAD_MB: want a positive whole number of megabytes, got %q", getenv("MAX_UPLOAD_MB")))
 	}
 	cfg.MaxUploadBytes = mb << 20
+	if cfg.ImportTimeout, err = time.ParseDuration(or("IMPORT_TIMEOUT", ingest.DefaultImportTimeout.String())); err != nil || cfg.ImportTimeout < time.Second {
+		env.problem(fmt.Errorf("IMPORT_TIMEOUT: want a duration of a second or more, such as 30m or 1h, got %q", getenv("IMPORT_TIMEOUT")))
+	}
 	cfg.RunMigrations = env.boolean("RUN_MIGRATIONS", true)
 	cfg.WebhookAllowPrivate = env.boolean("WEBHOOK_ALLOW_PRIVATE", false)
 	cfg.ConnectionsAllowHostCredentials = env.boolean("CONNECTIONS_ALLOW_HOST_CREDENTIALS", false)
