@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigTrustedProxies(t *testing.T) {
@@ -89,6 +90,22 @@ func TestConfigConnectionsAllowPrivate(t *testing.T) {
 	}
 	if _, err := loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_PRIVATE": "10.0.0.0/99"})); err == nil || !strings.Contains(err.Error(), `CONNECTIONS_ALLOW_PRIVATE: "10.0.0.0/99" is not a CIDR range`) {
 		t.Fatalf("bad range: %v", err)
+	}
+}
+
+func TestConfigImportTimeout(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ImportTimeout != 30*time.Minute {
+		t.Fatalf("default IMPORT_TIMEOUT = %s, %v", cfg.ImportTimeout, err)
+	}
+	if cfg, err = loadConfig(env(map[string]string{"IMPORT_TIMEOUT": "2h"})); err != nil || cfg.ImportTimeout != 2*time.Hour {
+		t.Fatalf("IMPORT_TIMEOUT=2h: %s, %v", cfg.ImportTimeout, err)
+	}
+	for _, bad := range []string{"0", "10ms", "soon"} {
+		if _, err := loadConfig(env(map[string]string{"IMPORT_TIMEOUT": bad})); err == nil || !strings.Contains(err.Error(), "IMPORT_TIMEOUT") {
+			t.Errorf("IMPORT_TIMEOUT=%s: %v", bad, err)
+		}
 	}
 }
 
