@@ -2,7 +2,6 @@ package connect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // azureExport reads Azure Cost Management exports from a storage
@@ -322,7 +323,7 @@ func (azureExport) manifest(ctx context.Context, open opener, name string) (azur
 		return azureManifest{}, azureError(err, "read", name)
 	}
 	var m azureManifest
-	if len(b) > maxManifestBytes || json.Unmarshal(b, &m) != nil {
+	if len(b) > maxManifestBytes || jsonlimit.Unmarshal(b, &m) != nil {
 		return m, &ProviderError{Provider: "Azure Storage", Status: http.StatusOK, Msg: name + " is not an export manifest (JSON with blobs[].blobName)"}
 	}
 	return m, nil

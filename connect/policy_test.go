@@ -201,3 +201,21 @@ func TestConnectionsRefusePrivateEndpoints(t *testing.T) {
 		t.Fatalf("allowed endpoint hit %d times, the private one it redirects to %d times", hits.Load(), elsewhere.Load())
 	}
 }
+
+// TestProviderAnswersBoundedInDepth: an answer nested deeper than
+// jsonlimit.MaxDepth is refused before it is decoded, as every JSON body
+// from outside is.
+func TestProviderAnswersBoundedInDepth(t *testing.T) {
+	t.Parallel()
+	b := newBundle(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(strings.Repeat("[", 40_000)))
+	}))
+	defer srv.Close()
+	b.svc.OpenAIURL = srv.URL
+	c := b.create(t, connect.Input{Name: "deep", Kind: connect.KindOpenAI, APIKey: "sk-admin-test-key-1234"})
+	if err := b.svc.Test(context.Background(), c); err == nil || !strings.Contains(err.Error(), "the answer is not the report's JSON: JSON nested more than 64 levels deep") {
+		t.Fatalf("deep answer: %v", err)
+	}
+}

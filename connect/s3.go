@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // maxManifestBytes bounds a manifest: a CUR manifest lists its columns and
@@ -246,7 +246,7 @@ func (e s3Export) manifest(ctx context.Context, c s3Client, bucket, key string) 
 		return s3Manifest{}, s3Error(err, "s3:GetObject", key)
 	}
 	var m s3Manifest
-	if len(b) > maxManifestBytes || json.Unmarshal(b, &m) != nil {
+	if len(b) > maxManifestBytes || jsonlimit.Unmarshal(b, &m) != nil {
 		return m, &ProviderError{Provider: "S3", Status: http.StatusOK, Msg: key + " is not an export manifest (JSON with reportKeys or dataFiles)"}
 	}
 	return m, nil
