@@ -34,9 +34,6 @@ const (
 // useless without writes.
 func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isAPI(c) && currentUser(c) == nil {
-			return next(c)
-		}
 		if !currentRole(c).CanAdmin() {
 			return echo.NewHTTPError(http.StatusForbidden, "Only admins and owners can change budgets.")
 		}
