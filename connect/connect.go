@@ -29,6 +29,7 @@ import (
 
 	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -195,7 +196,7 @@ const maxBackfill = 3 * 366 * 24 * time.Hour
 
 // validate checks in and returns the settings and credentials to save.
 func (in Input) validate(now time.Time) (Settings, Credentials, error) {
-	name := strings.TrimSpace(in.Name)
+	name := label.Clean(in.Name)
 	switch {
 	case name == "":
 		return Settings{}, Credentials{}, &InputError{"name", "give the connection a name"}
@@ -379,11 +380,11 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 		return store.Connection{}, err
 	}
 	c, err := st.CreateConnection(ctx, store.NewConnection{
-		OrgID: orgID, Name: strings.TrimSpace(in.Name), Kind: in.Kind, Settings: settings,
+		OrgID: orgID, Name: label.Clean(in.Name), Kind: in.Kind, Settings: settings,
 		Secret: s.Key.Seal(orgID, plain), SecretHint: cred.hint(), CreatedBy: userID,
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return c, &InputError{"name", fmt.Sprintf("the org has a connection named %q already", strings.TrimSpace(in.Name))}
+		return c, &InputError{"name", fmt.Sprintf("the org has a connection named %q already", label.Clean(in.Name))}
 	}
 	return c, err
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
@@ -199,6 +200,9 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 		return ImportResult{}, &ImportError{FileName: req.FileName,
 			Err: fmt.Errorf("filename %s: %s; nothing was imported", strconv.Quote(req.FileName), what)}
 	}
+	// Shown as typed, without what would make it lie about itself: a
+	// bidirectional override (invoice‮fdp.exe) or a line break.
+	req.FileName = label.Clean(req.FileName)
 	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
 	}

@@ -45,11 +45,11 @@ func Maintenance(iv MaintenanceIntervals) []*river.PeriodicJob {
 	}
 }
 
-// LoginFailureAge is how long a failed log-in (or a counted reset request)
-// is kept. It is longer than every window a limit counts over (15 minutes
-// for log-ins, an hour for password resets), so deleting never lifts a limit
-// early.
-const LoginFailureAge = 24 * time.Hour
+// LoginFailureAge is how long a failed log-in (or a counted reset request
+// or invite) is kept. It is longer than every window a limit counts over
+// (15 minutes for log-ins, an hour for password resets, a day for
+// invites), so deleting never lifts a limit early.
+const LoginFailureAge = 25 * time.Hour
 
 // OutboxRetention is how long the outbox keeps mail that is no longer
 // queued: the record of what was sent, with the messages themselves.

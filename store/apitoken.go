@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/label"
 )
 
 // APITokenPrefix starts every API token, so that leaked tokens are easy to
@@ -48,7 +49,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, orgID int64, name string, cr
 	t, err := scanAPIToken(s.q.QueryRow(ctx, `
 		INSERT INTO api_tokens (org_id, name, prefix, token_hash, created_by)
 		VALUES ($1, $2, $3, $4, NULLIF($5, 0))
-		RETURNING `+apiTokenColumns, orgID, name, secret[:len(APITokenPrefix)+6], hashSecret(secret), createdBy))
+		RETURNING `+apiTokenColumns, orgID, label.Clean(name), secret[:len(APITokenPrefix)+6], hashSecret(secret), createdBy))
 	if err != nil {
 		return APIToken{}, "", mapError("create api token", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -47,9 +48,9 @@ func (s *Server) handleSignupShow(c echo.Context) error {
 func (s *Server) handleSignup(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.SignupForm{
-		Name:        strings.TrimSpace(c.FormValue("name")),
+		Name:        label.Clean(c.FormValue("name")),
 		Email:       strings.TrimSpace(c.FormValue("email")),
-		OrgName:     strings.TrimSpace(c.FormValue("org_name")),
+		OrgName:     label.Clean(c.FormValue("org_name")),
 		InviteToken: c.FormValue("invite"),
 		Errors:      map[string]string{},
 	}
@@ -59,6 +60,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 	}
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Errors["email"] = "Enter an email address like ann@example.com."
+	} else if label.MixedScriptDomain(f.Email) {
+		f.Errors["email"] = lookalikeDomain
 	}
 	if msg := password.Problem(pw); msg != "" {
 		f.Errors["password"] = msg
@@ -71,6 +74,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 			f.InviteToken = ""
 		} else if err != nil {
 			return err
+		} else if !strings.EqualFold(inv.Email, f.Email) {
+			f.Errors["email"] = inviteForOther(inv.Email, f.Email)
 		} else {
 			invite = &inv
 		}
@@ -118,6 +123,11 @@ func (s *Server) handleSignup(c echo.Context) error {
 	}
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
 }
+
+// lookalikeDomain refuses an address whose domain mixes scripts, as
+// lookalike domains do (label.MixedScriptDomain).
+const lookalikeDomain = "The address's domain mixes alphabets (a Cyrillic or Greek letter among Latin ones, say), " +
+	"as lookalike domains do. Type it again with one alphabet."
 
 // noteSignupForExistingAccount tells the owner of an address that someone
 // tried to sign up with it ("if it was you, log in"), at most once an hour
