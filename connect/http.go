@@ -104,7 +104,7 @@ func providerMessage(body []byte) string {
 }
 
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(scrub(s)), " ")
 	if len(s) > n {
 		return s[:n] + "…"
 	}

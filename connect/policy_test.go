@@ -3,6 +3,7 @@ package connect_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -217,5 +218,47 @@ func TestProviderAnswersBoundedInDepth(t *testing.T) {
 	c := b.create(t, connect.Input{Name: "deep", Kind: connect.KindOpenAI, APIKey: "sk-admin-test-key-1234"})
 	if err := b.svc.Test(context.Background(), c); err == nil || !strings.Contains(err.Error(), "the answer is not the report's JSON: JSON nested more than 64 levels deep") {
 		t.Fatalf("deep answer: %v", err)
+	}
+}
+
+// TestConnectionErrorsShowNoSecrets: a blob service that hangs up, or
+// answers what is not XML, makes the SDK's errors quote the URL asked, SAS
+// query and all; what the sync records and the test shows names the host
+// and never the token.
+func TestConnectionErrorsShowNoSecrets(t *testing.T) {
+	t.Parallel()
+	b := newBundle(t)
+	for _, answer := range []func(http.ResponseWriter){
+		func(w http.ResponseWriter) { // hang up
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		},
+		func(w http.ResponseWriter) { // not XML
+			w.Header().Set("Content-Type", "application/xml")
+			_, _ = w.Write([]byte("<EnumerationResults><Blobs><Blob><Name>"))
+		},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { answer(w) }))
+		c := b.create(t, connect.Input{Name: "sas " + srv.URL, Kind: connect.KindAzure,
+			SASToken: srv.URL + "/acme/costs?sv=2022-11-02&sp=rl&se=2030-01-01&sig=TOPSECRETSIG%3D"})
+		testErr := b.svc.Test(context.Background(), c)
+		_, syncErr := b.svc.Sync(context.Background(), b.org.ID, c.ID)
+		last := b.connection(t, c.ID).LastError
+		for _, shown := range []string{fmt.Sprint(testErr), fmt.Sprint(syncErr), last} {
+			if shown == "<nil>" || strings.Contains(shown, "TOPSECRETSIG") || strings.Contains(shown, "sig=T") {
+				t.Errorf("shown: %q", shown)
+			}
+		}
+		srv.Close()
+	}
+	// A bucket endpoint whose name does not resolve: the SDK's error
+	// quoted the URL and the resolver this server asked.
+	c := b.create(t, connect.Input{Name: "nowhere", Kind: connect.KindS3, Bucket: "billing", Prefix: "cur/x",
+		EndpointURL: "https://burnrate-nosuch-endpoint.invalid", AccessKeyID: "AKIATESTTESTTEST", SecretAccessKey: "secret"})
+	err := b.svc.Test(context.Background(), c)
+	if err == nil || err.Error() != "S3: could not reach burnrate-nosuch-endpoint.invalid: the name does not resolve (check the bucket's name and region)" {
+		t.Errorf("unresolvable endpoint: %v", err)
 	}
 }

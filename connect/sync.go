@@ -119,6 +119,7 @@ func (s *Service) Sync(ctx context.Context, orgID, id int64) (Result, error) {
 	}
 	res := Result{Connection: conn.Name}
 	state, runErr := s.run(ctx, org, conn, &res)
+	runErr = shown(runErr)
 	run := store.ConnectionRun{At: s.now(), Status: "ok", Rows: res.Rows, NextRunAt: s.now().Add(s.interval())}
 	if runErr != nil {
 		run.Status, run.Error = "failed", runErr.Error()
@@ -245,5 +246,5 @@ func (s *Service) Test(ctx context.Context, conn store.Connection) error {
 	if err != nil {
 		return err
 	}
-	return pl.test(ctx, s, p)
+	return shown(pl.test(ctx, s, p))
 }
