@@ -33,6 +33,7 @@ const (
 	KindInvite        = "invite"
 	KindPasswordReset = "password_reset"
 	KindSignupNotice  = "signup_notice"
+	KindSignupConfirm = "signup_confirm"
 )
 
 // Mailer writes and queues account mail. BaseURL (no trailing slash) is
@@ -88,6 +89,20 @@ func (m *Mailer) QueueSignupNotice(ctx context.Context, st *store.Store, to stri
 	msg.To = []string{to}
 	msg.Subject = "Someone tried to sign up to Burnrate with your address"
 	_, err = m.Outbox.Queue(ctx, st, 0, KindSignupNotice, msg)
+	return err
+}
+
+// QueueSignupConfirm mails the link that finishes a sign-up (link carries
+// its secret), to the address signed up with.
+func (m *Mailer) QueueSignupConfirm(ctx context.Context, st *store.Store, to, link string) error {
+	msg, err := render(signupConfirmMail, map[string]any{"Email": to, "Link": link, "Hours": int(store.SignupTTL / time.Hour),
+		"Login": m.BaseURL + "/login"})
+	if err != nil {
+		return err
+	}
+	msg.To = []string{to}
+	msg.Subject = "Finish signing up to Burnrate"
+	_, err = m.Outbox.Queue(ctx, st, 0, KindSignupConfirm, msg)
 	return err
 }
 
@@ -205,6 +220,16 @@ Expired? Ask for another at {{.Forgot}}
 `, `<p>Someone, hopefully you, asked to reset the password of the Burnrate account {{.Email}}.</p>
 <p><a href="{{.Link}}">Choose a new password</a> (the link works once, for {{.Minutes}} minutes).</p>
 <p>Setting it logs the account out everywhere else. If you did not ask, ignore this email: your password stays as it is.</p>`)
+
+var signupConfirmMail = newTemplate(`Someone, hopefully you, signed up to Burnrate with {{.Email}}.
+
+Finish signing up here (the link works once, for {{.Hours}} hours):
+{{.Link}}
+
+If it was not you, ignore this email: no account is made until the link is used.
+`, `<p>Someone, hopefully you, signed up to Burnrate with {{.Email}}.</p>
+<p><a href="{{.Link}}">Finish signing up</a> (the link works once, for {{.Hours}} hours).</p>
+<p>If it was not you, ignore this email: no account is made until the link is used.</p>`)
 
 var signupNoticeMail = newTemplate(`Someone just tried to create a Burnrate account with {{.Email}}, which has one already.
 

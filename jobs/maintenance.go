@@ -91,6 +91,10 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 	if err != nil {
 		return err
 	}
+	signups, err := w.Store.DeleteExpiredSignups(ctx)
+	if err != nil {
+		return err
+	}
 	mails, err := w.Store.DeleteOldOutboxMail(ctx, OutboxRetention)
 	if err != nil {
 		return err
@@ -104,7 +108,7 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 		return err
 	}
 	w.Log.DebugContext(ctx, "cleanup", slog.Int64("expired_sessions", sessions), slog.Int64("old_login_failures", failures),
-		slog.Int64("expired_password_resets", resets), slog.Int64("old_outbox_mail", mails), slog.Int64("old_deliveries", deliveries), slog.Int64("stale_upload_progress", uploads))
+		slog.Int64("expired_password_resets", resets), slog.Int64("expired_signups", signups), slog.Int64("old_outbox_mail", mails), slog.Int64("old_deliveries", deliveries), slog.Int64("stale_upload_progress", uploads))
 	return nil
 }
 
