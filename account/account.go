@@ -82,27 +82,27 @@ func inviterName(inv Invite) string {
 // create an account with it: sign-up answers such an attempt as if it had
 // worked, so as not to tell a stranger which addresses have accounts.
 func (m *Mailer) QueueSignupNotice(ctx context.Context, st *store.Store, to string) error {
-	msg, err := render(signupNoticeMail, map[string]any{"Email": to, "Login": m.BaseURL + "/login", "Forgot": m.BaseURL + "/password/forgot"})
-	if err != nil {
-		return err
-	}
-	msg.To = []string{to}
-	msg.Subject = "Someone tried to sign up to Burnrate with your address"
-	_, err = m.Outbox.Queue(ctx, st, 0, KindSignupNotice, msg)
-	return err
+	return m.queueTo(ctx, st, KindSignupNotice, signupNoticeMail, to, "Someone tried to sign up to Burnrate with your address",
+		map[string]any{"Email": to, "Login": m.BaseURL + "/login", "Forgot": m.BaseURL + "/password/forgot"})
 }
 
 // QueueSignupConfirm mails the link that finishes a sign-up (link carries
 // its secret), to the address signed up with.
 func (m *Mailer) QueueSignupConfirm(ctx context.Context, st *store.Store, to, link string) error {
-	msg, err := render(signupConfirmMail, map[string]any{"Email": to, "Link": link, "Hours": int(store.SignupTTL / time.Hour),
-		"Login": m.BaseURL + "/login"})
+	return m.queueTo(ctx, st, KindSignupConfirm, signupConfirmMail, to, "Finish signing up to Burnrate",
+		map[string]any{"Email": to, "Link": link, "Hours": int(store.SignupTTL / time.Hour)})
+}
+
+// queueTo renders tmpl with data and queues it to one address, as account
+// mail (of no org).
+func (m *Mailer) queueTo(ctx context.Context, st *store.Store, kind string, tmpl template, to, subject string, data map[string]any) error {
+	msg, err := render(tmpl, data)
 	if err != nil {
 		return err
 	}
 	msg.To = []string{to}
-	msg.Subject = "Finish signing up to Burnrate"
-	_, err = m.Outbox.Queue(ctx, st, 0, KindSignupConfirm, msg)
+	msg.Subject = subject
+	_, err = m.Outbox.Queue(ctx, st, 0, kind, msg)
 	return err
 }
 

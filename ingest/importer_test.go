@@ -33,6 +33,20 @@ func setupImport(t *testing.T) importBundle {
 	return importBundle{st: st, im: NewImporter(st, testPrices, testGPUs), org: org}
 }
 
+// chargesAndImports counts the org's charges and lists its last imports.
+func (b importBundle) chargesAndImports(t *testing.T) (int, []store.Import) {
+	t.Helper()
+	var n int
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	imps, err := b.st.Imports(context.Background(), b.org.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, imps
+}
+
 func (b importBundle) importFile(t *testing.T, name string, body []byte) (ImportResult, error) {
 	t.Helper()
 	req := ImportRequest{Org: b.org, FileName: name, Via: "test"}
@@ -403,14 +417,7 @@ func TestImportHonoursItsContext(t *testing.T) {
 	if slow.n >= int64(len(file)) {
 		t.Errorf("the whole file was read after the import ran out of time")
 	}
-	var n int
-	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	imps, err := b.st.Imports(context.Background(), b.org.ID, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, imps := b.chargesAndImports(t)
 	if n != 0 || len(imps) != 2 || imps[0].Status != store.ImportFailed || imps[1].Status != store.ImportFailed {
 		t.Fatalf("%d charges; imports %+v", n, imps)
 	}

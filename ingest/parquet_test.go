@@ -328,14 +328,7 @@ func TestImportBadParquetWritesNothing(t *testing.T) {
 			}
 		}
 	}
-	var n int
-	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	imps, err := b.st.Imports(context.Background(), b.org.ID, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, imps := b.chargesAndImports(t)
 	if n != 0 || len(imps) != 5 {
 		t.Fatalf("%d charges written, %d imports", n, len(imps))
 	}

@@ -166,18 +166,9 @@ func (r *thriftReader) schemaElement() (pqElement, error) {
 		case 1:
 			e.leaf = true
 		case 5:
-			if err := want("a schema element", id, typ, tcI32); err != nil {
-				return err
-			}
-			n, err := r.i32()
-			if err != nil {
-				return err
-			}
-			if n < 0 {
-				return fmt.Errorf("a schema element has %d children", n)
-			}
+			n, err := r.count32("a schema element", id, typ)
 			e.children = n
-			return nil
+			return err
 		}
 		return r.skip(typ)
 	})
@@ -407,15 +398,9 @@ func decodePageHeader(b []byte) (pageHeader, error) {
 	err := r.fields(func(id int16, typ byte) error {
 		switch id {
 		case 2, 3:
-			if err := want("a page header", id, typ, tcI32); err != nil {
-				return err
-			}
-			v, err := r.i32()
+			v, err := r.count32("a page header", id, typ)
 			if err != nil {
 				return err
-			}
-			if v < 0 {
-				return fmt.Errorf("a page claims %d bytes", v)
 			}
 			if id == 2 {
 				h.uncompressed = v
@@ -432,15 +417,9 @@ func decodePageHeader(b []byte) (pageHeader, error) {
 				if sub != 1 && (id != 8 || (sub != 2 && sub != 3 && sub != 5 && sub != 6)) {
 					return r.skip(typ)
 				}
-				if err := want("a page header", sub, typ, tcI32); err != nil {
-					return err
-				}
-				v, err := r.i32()
+				v, err := r.count32(fmt.Sprintf("a page header's field %d", id), sub, typ)
 				if err != nil {
 					return err
-				}
-				if v < 0 {
-					return fmt.Errorf("a page header's field %d.%d is %d", id, sub, v)
 				}
 				switch sub {
 				case 1:

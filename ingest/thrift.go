@@ -267,6 +267,19 @@ func (r *thriftReader) skipItems(n int, typ, val byte) error {
 	return nil
 }
 
+// count32 reads field id of what, of wire type typ, as an i32 that counts
+// something: refusing another wire type or a negative count.
+func (r *thriftReader) count32(what string, id int16, typ byte) (int32, error) {
+	if err := want(what, id, typ, tcI32); err != nil {
+		return 0, err
+	}
+	v, err := r.i32()
+	if err == nil && v < 0 {
+		err = fmt.Errorf("%s field %d is %d", what, id, v)
+	}
+	return v, err
+}
+
 // want checks a field's wire type.
 func want(what string, id int16, typ, wantTyp byte) error {
 	if typ != wantTyp {
