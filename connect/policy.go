@@ -25,8 +25,8 @@ import (
 // Every call a tenant can aim dials through Service.Egress (the transport
 // below), which refuses, after DNS, addresses that are not public unless
 // the operator lists them (CONNECTIONS_ALLOW_PRIVATE).
-// See docs/operations.md, "Connections to private endpoints and the host's
-// credentials".
+// See docs/operations.md, "Connections and the host's network and
+// identity".
 
 // ownKey reports whether c carries a key of the connection's own, of any
 // kind. A connector that signs in some other way adds its key here.
