@@ -20,7 +20,7 @@ test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1
 # deadline on a busy machine, without any failing input (go.dev/issue/75804,
 # fixed in Go 1.27). About ten seconds a target here.
 fuzz: ## run each parser fuzz target briefly (FUZZTIME, default 15000x: that many inputs)
-	for target in FuzzOpen FuzzParse FuzzParseTagMap FuzzCSVReader; do \
+	for target in FuzzOpen FuzzParse FuzzParseTagMap FuzzCSVReader FuzzParquetFooter; do \
 		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$${FUZZTIME:-15000x} ./ingest/ || exit 1; \
 	done
 

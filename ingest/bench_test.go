@@ -62,7 +62,7 @@ func BenchmarkParseAWSCURParquet(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		rd, err := OpenParquet(bytes.NewReader(data), int64(len(data)), Options{FileName: "gen.parquet", GPUs: testGPUs})
+		rd, err := OpenParquet(context.Background(), bytes.NewReader(data), int64(len(data)), Options{FileName: "gen.parquet", GPUs: testGPUs})
 		if err != nil {
 			b.Fatal(err)
 		}

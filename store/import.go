@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // Import is one uploaded file and what became of it.
@@ -115,7 +117,7 @@ func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 			RETURNING id
 		)
 		SELECT id, pg_advisory_lock(`+importLock("id")+`) FROM i`,
-		n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id, nil)
+		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id, nil)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}

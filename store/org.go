@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/label"
 )
 
 // Org is a tenant: a team with its own bills, budgets, members and settings.
@@ -71,7 +72,7 @@ func (s *Store) CreateOrg(ctx context.Context, name string, ownerID int64) (Org,
 		}
 		o, err := scanOrg(tx.q.QueryRow(ctx, `
 			INSERT INTO orgs (slug, name) VALUES ($1, $2)
-			RETURNING `+orgColumns, slug, name))
+			RETURNING `+orgColumns, slug, label.Clean(name)))
 		if err != nil {
 			return err
 		}
@@ -117,7 +118,7 @@ func (s *Store) UpdateOrg(ctx context.Context, id int64, u OrgUpdate) (Org, erro
 	o, err := scanOrg(s.q.QueryRow(ctx, `
 		UPDATE orgs SET name = $2, time_zone = $3, currency = $4, team_tag_key = $5
 		WHERE id = $1
-		RETURNING `+orgColumns, id, u.Name, u.TimeZone, u.Currency, u.TeamTagKey))
+		RETURNING `+orgColumns, id, label.Clean(u.Name), u.TimeZone, u.Currency, u.TeamTagKey))
 	return o, mapError("update org", err)
 }
 

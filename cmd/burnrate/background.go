@@ -73,11 +73,13 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	// same plan quota, and start the same work after each import.
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	importer.AfterImport = afterImport(queue)
+	importer.Timeout = cfg.ImportTimeout
 	if bill.Enabled() {
 		importer.RowQuota = bill.RowQuota
 	}
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, BigQueryURL: cfg.BigQueryURL, GoogleTokenURL: cfg.GoogleTokenURL}
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, BigQueryURL: cfg.BigQueryURL, GoogleTokenURL: cfg.GoogleTokenURL,
+		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)
