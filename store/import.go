@@ -28,6 +28,7 @@ type Import struct {
 	ReplacedRows  int64
 	SkippedRows   int64
 	MergedRows    int64 // rows added into an earlier row of the same bucket
+	ShortRows     int64 // records short of the header's optional last columns, read as empty
 	CostBasis     CostBasis
 	PeriodStart   *time.Time
 	PeriodEnd     *time.Time
@@ -51,7 +52,7 @@ const (
 )
 
 const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
-	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
+	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.short_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
 	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, ''), i.removed_via`
 
 const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by `
@@ -60,7 +61,7 @@ func scanImport(row pgx.Row) (Import, error) {
 	var i Import
 	var totals map[string]string
 	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
-		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
+		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.ShortRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
 		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail, &i.RemovedVia)
 	if err != nil {
 		return i, err
@@ -190,6 +191,7 @@ type ImportResult struct {
 	ReplacedRows int64
 	SkippedRows  int64
 	MergedRows   int64
+	ShortRows    int64
 	CostBasis    CostBasis
 	PeriodStart  *time.Time
 	PeriodEnd    *time.Time
@@ -210,10 +212,10 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 	_, err = s.q.Exec(ctx, `
 		UPDATE imports SET status = 'succeeded', source = $3, rows = $4, replaced_rows = $5, skipped_rows = $6,
 			period_start = $7, period_end = $8, totals = $9, sha256 = $10, size_bytes = $11, merged_rows = $12,
-			cost_basis = $13, finished_at = now()
+			cost_basis = $13, short_rows = $14, finished_at = now()
 		WHERE org_id = $1 AND id = $2`,
 		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw, r.SHA256, r.SizeBytes,
-		r.MergedRows, string(r.CostBasis))
+		r.MergedRows, string(r.CostBasis), r.ShortRows)
 	return mapError("finish import", err)
 }
 

@@ -78,7 +78,7 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 		importer.RowQuota = bill.RowQuota
 	}
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL,
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, BigQueryURL: cfg.BigQueryURL, GoogleTokenURL: cfg.GoogleTokenURL,
 		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
