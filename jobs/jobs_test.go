@@ -324,7 +324,7 @@ func TestCleanupJobs(t *testing.T) {
 		if got, _ := st.Import(ctx, org.ID, held.ID); got.Status != store.ImportProcessing {
 			t.Errorf("an import still being read was swept: %q", got.Status)
 		}
-		return c.EndImport(ctx, held.ID)
+		return c.EndImport(ctx, org.ID, held.ID)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func TestWriteChargesStaysFenced(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					defer tx.EndImport(ctx, imp.ID)
+					defer tx.EndImport(ctx, ours.ID, imp.ID)
 					row := charge(1, "2026-03-02 10:00", "1", func(c *store.Charge) { c.DedupeKey = fmt.Sprint(name, "-1") })
 					if dedupe == store.DedupeNone {
 						row.DedupeKey = ""
