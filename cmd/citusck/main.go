@@ -653,7 +653,7 @@ func (c *check) isolated(a, b org) (string, error) {
 		theirs, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	}
 	if err != nil || len(theirs) == 0 {
-		return "", errors.Join(err, errors.New("Beta has no imports"))
+		return "", errors.Join(err, errors.New("the second org has no imports"))
 	}
 	var ours []int64
 	rows, err = c.st.Pool().Query(c.ctx, `SELECT id FROM imports WHERE org_id = $1`, a.ID)
@@ -695,7 +695,7 @@ func (c *check) isolated(a, b org) (string, error) {
 	}
 	for _, h := range history.Imports {
 		if !slices.Contains(ours, h.ID) {
-			return "", fmt.Errorf("Alpha's history lists import %d (%s), which is not Alpha's", h.ID, h.FileName)
+			return "", fmt.Errorf("the history of %s lists import %d (%s), which is not its own", a.Name, h.ID, h.FileName)
 		}
 	}
 	code, body, err = c.api(a, http.MethodGet, "/api/v1/org", nil)
