@@ -25,9 +25,7 @@ var rollupChecks = []struct{ table, truth, rollup string }{
 		SELECT k.dim, d.day, k.value, d.currency, sum(d.billed), sum(d.effective), sum(d.gpu_hours),
 			sum(d.input_tokens), sum(d.output_tokens), sum(d.cached_tokens), sum(d.requests), sum(d.rows)
 		FROM daily_spend d
-		CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
-			('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
-			('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+		` + eachDim + `
 		WHERE d.org_id = $1 AND $2::text IS NOT NULL
 		GROUP BY 1, 2, 3, 4`, `
 		SELECT dim, day, value, currency, billed, effective, gpu_hours, input_tokens::numeric, output_tokens::numeric,
@@ -49,9 +47,7 @@ var rollupChecks = []struct{ table, truth, rollup string }{
 			sum(d.input_tokens), sum(d.output_tokens), sum(d.cached_tokens), sum(d.requests), sum(d.rows)
 		FROM daily_spend d
 		JOIN ` + calendar + `
-		CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
-			('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
-			('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+		` + eachDim + `
 		WHERE d.org_id = $1 AND $2::text IS NOT NULL
 		GROUP BY 1, 2, 3, 4`, `
 		SELECT day, dim, value, currency, billed, effective, gpu_hours, input_tokens::numeric, output_tokens::numeric,
