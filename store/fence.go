@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -172,6 +174,12 @@ type fencedRow struct {
 func (r *fencedRow) Scan(dest ...any) error {
 	if r.err != nil {
 		return r.err
+	}
+	for _, d := range dest {
+		if _, ok := d.(*pgtype.DriverBytes); ok {
+			r.rows.Close()
+			return errors.New("cannot scan into *pgtype.DriverBytes from QueryRow")
+		}
 	}
 	if !r.rows.Next() {
 		if err := r.rows.Err(); err != nil {
