@@ -55,7 +55,7 @@ func TestFailInterruptedImportsSparesLiveOnes(t *testing.T) {
 			return err
 		}
 		if len(failed) != 1 || failed[0].ID != live.ID {
-			t.Errorf("sweep after the lock went = %+v, want import %d", failed, live.ID)
+			t.Errorf("sweep after the claim went = %+v, want import %d", failed, live.ID)
 		}
 		return nil
 	})
