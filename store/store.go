@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -272,37 +271,38 @@ func (s *Store) fenced(conn *pgxpool.Conn, f *fence) *Store {
 
 // set fences a connection to f's org and user.
 func (f *fence) set(ctx context.Context) func(*pgxpool.Conn) error {
-	set := f.sql()
-	return func(c *pgxpool.Conn) error {
-		_, err := c.Exec(ctx, set)
-		return err
-	}
+	return func(c *pgxpool.Conn) error { return f.apply(ctx, c.Conn()) }
 }
 
-// sql is the statement that fences a connection to f's org and user, and
-// the orgs the user belongs to (the own_orgs policy, migrations/000036),
-// read as the connecting role before the role changes. The ids are
-// integers, so formatting them into the statement is safe; it lets the
-// settings travel in one round trip.
-func (f *fence) sql() string {
-	user, userOrgs := "", "'{}'"
+// fenceSQL sets a connection's fence: the org ($1), the person ($2, none
+// when null) and the orgs the person belongs to (the own_orgs policy,
+// migrations/000036), read as the connecting role before the role
+// changes. A prepared statement: each connection plans it once.
+const fenceSQL = `SELECT set_config('burnrate.org_id', $1::bigint::text, false),
+	set_config('burnrate.user_id', coalesce($2::bigint::text, ''), false),
+	set_config('burnrate.user_org_ids',
+		coalesce((SELECT array_agg(org_id ORDER BY org_id) FROM memberships WHERE user_id = $2::bigint)::text, '{}'), false)`
+
+// apply fences c to f's org and user, in one round trip.
+func (f *fence) apply(ctx context.Context, c *pgx.Conn) error {
+	var user *int64
 	if f.user != 0 {
-		user = strconv.FormatInt(f.user, 10)
-		userOrgs = "(SELECT coalesce(array_agg(org_id ORDER BY org_id), '{}')::text FROM memberships WHERE user_id = " + user + ")"
+		user = &f.user
 	}
-	return "SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(f.org, 10) + "', false), " +
-		"set_config('burnrate.user_id', '" + user + "', false), set_config('burnrate.user_org_ids', " + userOrgs + ", false); " +
-		"SET ROLE burnrate_app"
+	b := &pgx.Batch{}
+	b.Queue(fenceSQL, f.org, user)
+	b.Queue(`SET ROLE burnrate_app`)
+	return c.SendBatch(ctx, b).Close()
 }
 
-// unfenceSQL resets what fence.sql set.
+// unfenceSQL resets what fence.apply set.
 const unfenceSQL = "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id; RESET burnrate.user_org_ids"
 
 // warm runs fn on a new connection c, fenced to org 0, which no org has
 // (Options.Warm), and resets c after. A connection whose reset fails is
 // not handed out.
 func warm(ctx context.Context, c *pgx.Conn, db *database, fn func(context.Context, *Store)) error {
-	if _, err := c.Exec(ctx, (&fence{}).sql()); err != nil {
+	if err := (&fence{}).apply(ctx, c); err != nil {
 		return fmt.Errorf("store: warm a new connection: %w", err)
 	}
 	fn(ctx, &Store{q: c, db: db})
