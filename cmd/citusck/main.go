@@ -285,6 +285,26 @@ func (c *check) run(rows int) error {
 	if err := c.step("after the removal Alpha's rollups are exact, and its API totals right", func() (string, error) { return c.exactAndTotals(a) }); err != nil {
 		return err
 	}
+	if err := c.step("a new time zone for Alpha rebuilds its rollups (RebuildDailySpend), exact, and its API totals right", func() (string, error) {
+		loc, err := time.LoadLocation("Asia/Tokyo")
+		if err != nil {
+			return "", err
+		}
+		err = c.st.InTx(c.ctx, func(tx *store.Store) error {
+			o, err := tx.UpdateOrg(c.ctx, a.ID, store.OrgUpdate{Name: a.Name, TimeZone: loc.String(), Currency: a.Currency, TeamTagKey: a.TeamTagKey})
+			if err != nil {
+				return err
+			}
+			a.Org = o
+			return tx.RebuildDailySpend(c.ctx, a.ID, loc)
+		})
+		if err != nil {
+			return "", err
+		}
+		return c.exactAndTotals(a)
+	}); err != nil {
+		return err
+	}
 	if err := c.step("burnrate org delete takes Beta and leaves nothing of it", func() (string, error) {
 		if _, err := c.burnrate("org", "delete", "--org", b.Slug, "--yes"); err != nil {
 			return "", err
