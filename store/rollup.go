@@ -391,7 +391,7 @@ func (s *Store) RebuildSpendRollups(ctx context.Context, orgID int64) error {
 		SELECT d.org_id, k.dim, d.day, k.value, d.currency, sum(d.billed), sum(d.effective), sum(d.gpu_hours),
 			sum(d.input_tokens), sum(d.output_tokens), sum(d.cached_tokens), sum(d.requests), sum(d.rows)
 		FROM daily_spend d
-		` + eachDim + `
+		`+eachDim+`
 		WHERE d.org_id = $1
 		GROUP BY 1, 2, 3, 4, 5`, orgID)
 	// A key's month to date runs from its first day with charges in the
