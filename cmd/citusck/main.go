@@ -59,20 +59,18 @@ func main() {
 	}
 	work, err := os.MkdirTemp("", "citusck-")
 	if err != nil {
-		fail("setup", err)
+		fmt.Printf("FAIL setup: %v\n", err)
+		os.Exit(1)
 	}
-	defer os.RemoveAll(work)
 	c := &check{bin: *bin, url: *url, data: *data, work: work, ctx: context.Background(), start: time.Now()}
-	if err := c.run(*rows); err != nil {
-		c.stopServe()
-		fail("citus-check", err)
+	err = c.run(*rows)
+	_ = c.stopServe()
+	os.RemoveAll(work)
+	if err != nil {
+		fmt.Printf("FAIL %v\n", err)
+		os.Exit(1)
 	}
 	fmt.Printf("citus-check: all %d checks passed in %s\n", c.passed, time.Since(c.start).Round(time.Second))
-}
-
-func fail(what string, err error) {
-	fmt.Printf("FAIL %s: %v\n", what, err)
-	os.Exit(1)
 }
 
 type check struct {
