@@ -184,9 +184,10 @@ var errDuplicate = errors.New("duplicate file")
 // duplicate). A bad file returns an *ImportError and writes nothing but the
 // failed entry in the history.
 //
-// The whole import runs on one database connection, which holds the
-// import's lock while it runs: if the process dies mid-file, FailInterrupted
-// (in any process) marks the import failed.
+// The whole import runs on one database connection, which its row names as
+// its importer (store.CreateImport): if the process dies mid-file, and the
+// connection with it, FailInterrupted (in any process) marks the import
+// failed.
 func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	// The name is stored with the import and shown in its history, so it
 	// must be text Postgres can hold. The web layer refuses such a name in
@@ -234,10 +235,10 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	if err != nil {
 		return ImportResult{}, err
 	}
-	// Deferred first, so it runs last: the lock goes once the row says how
-	// the import ended. Should it fail, the connection is broken and the
-	// lock ends with it.
-	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), imp.ID) }()
+	// Deferred first, so it runs last: the claim goes once the row says
+	// how the import ended. Should it fail, the row still names this
+	// connection's backend, and a sweep fails the import once it is gone.
+	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID) }()
 
 	in, err := parquetInput(file)
 	if err != nil {

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/label"
@@ -89,72 +92,108 @@ type NewImport struct {
 	Via        string
 }
 
-// importLock is the Postgres advisory lock (its two int4 keys, over the
-// import id in SQL) that the connection importing a file holds from the
-// moment its import row exists until it is done: while the lock is held,
-// the import is alive; once the connection ends, whatever ended it (a crash,
-// kill -9, a terminated backend), Postgres releases the lock. The first key
-// says "import", the second is the id; ids past 2^31 (two billion imports)
-// would wrap, and two imports 2^31 apart would then take turns.
-func importLock(id string) string {
-	return "1112688896, (" + id + " % 2147483648)::int4"
-}
-
 // CreateImport records a file as processing, so that it shows in the history
 // while it is read. It is committed on its own, outside the import's data
 // transaction, so that a failure can be recorded against it.
 //
-// The connection that runs it holds the import's lock (see importLock) until
-// EndImport or until the connection ends, so run the whole import on one
-// connection (Fenced or Conn). The row and the lock come in one statement:
-// no sweep can see the row without its lock.
+// The row names the connection's backend as its importer (claim_pid, see
+// migrations/000035): while that backend lives, or until EndImport, no
+// sweep fails it. So run the whole import on one connection (Fenced or
+// Conn).
 func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
-		WITH i AS (
-			INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via)
-			VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7)
-			RETURNING id
-		)
-		SELECT id, pg_advisory_lock(`+importLock("id")+`) FROM i`,
-		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id, nil)
+		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via, claim_pid)
+		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7, pg_backend_pid())
+		RETURNING id`,
+		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}
 	return s.Import(ctx, n.OrgID, id)
 }
 
-// EndImport releases the import's lock once its row says how it ended
-// (FinishImport, FailImport or DeleteImport). Call it on the connection that
-// ran CreateImport.
-func (s *Store) EndImport(ctx context.Context, id int64) error {
-	_, err := s.q.Exec(ctx, `SELECT pg_advisory_unlock(`+importLock("$1::bigint")+`)`, id)
+// EndImport lets go of the import's claim once its row says how it ended
+// (FinishImport, FailImport or DeleteImport): an import still processing
+// then is one its importer gave up on, and the next sweep fails it.
+func (s *Store) EndImport(ctx context.Context, orgID, id int64) error {
+	_, err := s.q.Exec(ctx, `UPDATE imports SET claim_pid = NULL WHERE org_id = $1 AND id = $2 AND status = 'processing'`, orgID, id)
 	return mapError("end import", err)
 }
 
 // FailInterruptedImports marks failed, with msg, every import of every org
-// that is still processing although no connection holds its lock any more:
-// its importer is gone, and with it the import's data transaction. Imports
-// that another process (or this one) is still running keep their lock and
-// are left alone, so any number of servers may sweep at any time. It
-// returns the imports it failed.
+// that is still processing although its importer is gone: no database
+// backend of the id its row names lives any more (or one that started
+// after the import was made, and so only reuses the id), or it let go
+// (EndImport). With the importer went the import's data transaction.
+// Imports that another process (or this one) is still running are left
+// alone, so any number of servers may sweep at any time. It returns the
+// imports it failed.
+//
+// The backends are those of the server the sweep connects to, which is
+// where every Burnrate process connects (the coordinator, with Citus). A
+// backend whose start the sweep's role may not see (another login's) is
+// taken to be alive.
 func (s *Store) FailInterruptedImports(ctx context.Context, msg string) ([]Import, error) {
-	// The try-lock is transaction-level: the sweep holds each lock it wins
-	// only until its transaction ends. A row an importer finished after the
-	// statement's snapshot is re-checked on update and skipped.
-	rows, err := s.q.Query(ctx, `
-		WITH i AS (
-			UPDATE imports SET status = 'failed', error = $1, error_line = NULL, error_column = '', finished_at = now()
-			WHERE status = 'processing' AND pg_try_advisory_xact_lock(`+importLock("id")+`)
-			RETURNING *
-		)
-		SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by
-		ORDER BY i.org_id, i.id`, msg)
+	type claim struct {
+		org, id int64
+		pid     *int32
+		created time.Time
+	}
+	// The imports first, then the backends: a backend that claimed one of
+	// them had started by then, so a live claimant is in the list.
+	rows, err := s.q.Query(ctx, `SELECT org_id, id, claim_pid, created_at FROM imports WHERE status = 'processing'`)
 	if err != nil {
 		return nil, mapError("fail interrupted imports", err)
 	}
-	is, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Import, error) { return scanImport(row) })
-	return is, mapError("fail interrupted imports", err)
+	claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (claim, error) {
+		var c claim
+		err := row.Scan(&c.org, &c.id, &c.pid, &c.created)
+		return c, err
+	})
+	if err != nil || len(claims) == 0 {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	rows, err = s.q.Query(ctx, `SELECT pid, backend_start FROM pg_stat_activity WHERE pid IS NOT NULL`)
+	if err != nil {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	backends := map[int32]pgtype.Timestamptz{} // not Valid: a start the sweep may not see
+	var pid int32
+	var started pgtype.Timestamptz
+	if _, err := pgx.ForEachRow(rows, []any{&pid, &started}, func() error {
+		backends[pid] = started
+		return nil
+	}); err != nil {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	var failed []Import
+	for _, c := range claims {
+		if c.pid != nil {
+			if start, ok := backends[*c.pid]; ok && (!start.Valid || !start.Time.After(c.created)) {
+				continue // its importer's backend lives
+			}
+		}
+		// The update re-checks the row: an importer that finished it since
+		// (or a sweep elsewhere that failed it) leaves nothing to do.
+		imp, err := scanImport(s.q.QueryRow(ctx, `
+			WITH i AS (
+				UPDATE imports SET status = 'failed', error = $3, error_line = NULL, error_column = '', finished_at = now()
+				WHERE org_id = $1 AND id = $2 AND status = 'processing' AND claim_pid IS NOT DISTINCT FROM $4
+				RETURNING *
+			)
+			SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by`,
+			c.org, c.id, msg, c.pid))
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return failed, mapError("fail interrupted imports", err)
+		}
+		failed = append(failed, imp)
+	}
+	slices.SortFunc(failed, func(a, b Import) int { return cmp.Or(cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.ID, b.ID)) })
+	return failed, nil
 }
 
 // Import returns one of orgID's imports. Returns ErrNotFound if there is none.
