@@ -76,6 +76,7 @@ var Distribution = map[string]Decision{
 	"stripe_events":   {Coordinator, "Stripe's event ids, recorded before their org is known"},
 	"login_failures":  {Coordinator, "keyed by email or address, not by org"},
 	"password_resets": {Coordinator, "a person's, not an org's"},
+	"signups":         {Coordinator, "a sign-up waiting for its address, before any org or person exists"},
 	"app_secrets":     {Coordinator, "the install's own keys"},
 
 	"schema_migrations":  {Coordinator, "golang-migrate's version of the schema"},
