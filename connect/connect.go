@@ -27,7 +27,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -56,8 +58,10 @@ const (
 // again: the providers restate recent days' costs for a while.
 const DefaultRestateDays = 3
 
-// DefaultInterval is how long after a sync the next one is due.
-const DefaultInterval = 6 * time.Hour
+// DefaultInterval is how long after a sync the next one is due: the sync
+// interval package freshness allows a connection's data on top of its
+// source's lag.
+const DefaultInterval = freshness.SyncEvery
 
 // Settings are a connection's choices that are not secret.
 type Settings struct {
@@ -319,6 +323,9 @@ type Service struct {
 	Log      *slog.Logger
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
+	// Notifier tells the org's admins when a connection starts failing or
+	// stalls, and when it recovers (nil: nobody is told).
+	Notifier *notify.Notifier
 }
 
 func (s *Service) now() time.Time {

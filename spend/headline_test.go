@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/spend"
@@ -62,11 +63,15 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 	} {
 		name := today.Format(time.DateOnly)
 		yesterday := budget.AddDays(today, -1)
-		h, err := spend.BuildHeadline(ctx, st, org, today)
+		fresh, err := freshness.Load(ctx, st, org, today.Add(9*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := spend.Day(ctx, st, org.ID, yesterday, store.DimProvider)
+		h, err := spend.BuildHeadline(ctx, st, org, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := spend.Day(ctx, st, org.ID, yesterday, store.DimProvider, budget.EndOf(yesterday))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +91,7 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 			hc.Month = spend.MonthCard{Currency: c.Currency, LastMonthDay: lastSame}
 			want[c.Currency] = hc
 		}
-		for _, m := range spend.MonthCards(monthRows, today) {
+		for _, m := range spend.MonthCards(monthRows, fresh.Current(freshness.Scope{})) {
 			hc := want[m.Currency]
 			hc.Currency, hc.Month = m.Currency, m
 			want[m.Currency] = hc
@@ -133,7 +138,11 @@ func TestHeadlineBudgetIsTheTightest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := spend.BuildHeadline(ctx, st, org, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	fresh, err := freshness.Load(ctx, st, org, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := spend.BuildHeadline(ctx, st, org, fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

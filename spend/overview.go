@@ -135,7 +135,7 @@ func dashboardRows(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 // range's breakdown. It reads nothing more.
 func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, monthRows []store.DaySpend, breakdown store.Breakdown) Overview {
 	o := Overview{Filter: f, Group: group, Today: today}
-	o.Cards = MonthCards(monthRows, today)
+	o.Cards = MonthCards(monthRows, budget.Today(today))
 	o.Facets = breakdown.Facets
 
 	for _, ws := range Build(rows, budget.AddDays(f.From, -AnomalyWindow), f.To, group) {

@@ -250,7 +250,7 @@ func addFailedConnection(t *testing.T, st *store.Store, orgID int64) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if err := st.RecordConnectionRun(ctx(), orgID, c.ID, store.ConnectionRun{At: now, Status: "failed", Error: longSyncError, NextRunAt: now.Add(6 * time.Hour)}); err != nil {
+	if _, err := st.RecordConnectionRun(ctx(), orgID, c.ID, store.ConnectionRun{At: now, Status: "failed", Error: longSyncError, NextRunAt: now.Add(6 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 }

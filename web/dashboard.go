@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
@@ -88,7 +91,11 @@ func (s *Server) handleDashboard(c echo.Context) error {
 			return err
 		}
 	}
-	d, err := s.dashboardView(ctx, st, org, sq, today, state.Version)
+	rep, err := freshness.Load(ctx, st, *org, s.now())
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, st, org, sq, rep, state.Version)
 	if err != nil {
 		return err
 	}
@@ -121,15 +128,20 @@ func (s *Server) viewQuery(org *store.Org, q url.Values, today time.Time) (spend
 	return sq, s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today)
 }
 
-// dashboardView is view sq of org's spend at version (store.SpendVersion):
-// from the cache, or computed and kept there.
-func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, version string) (dashboardData, error) {
-	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
+// dashboardView is view sq of org's spend at version (store.SpendVersion),
+// as fresh as rep says its sources are: from the cache, or computed and
+// kept there.
+func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, rep freshness.Report, version string) (dashboardData, error) {
+	today := rep.Today
+	// A source turning late, or a connection failing, changes what the
+	// page says without an import: the stamp says how fresh it all is.
+	fresh := sha256.Sum256([]byte(rep.Fingerprint()))
+	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version + "|" + hex.EncodeToString(fresh[:8])
 	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
 	if d, ok := s.dashes.get(key); ok {
 		return d, nil
 	}
-	d, err := s.dashboard(ctx, st, org, sq, today, stamp)
+	d, err := s.dashboard(ctx, st, org, sq, rep, stamp)
 	if err != nil {
 		return d, err
 	}
@@ -158,7 +170,11 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.dashboardView(ctx, s.db(c), org, sq, today, version)
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
 	if err != nil {
 		return err
 	}
@@ -176,13 +192,14 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	return echo.NewHTTPError(http.StatusNotFound, "This view has no spend in that currency.")
 }
 
-// dashboard computes a view; stamp says which data and day it is computed
-// on (see headlineCache).
-func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, stamp string) (dashboardData, error) {
+// dashboard computes a view; stamp says which data, day and freshness it
+// is computed on (see headlineCache).
+func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, rep freshness.Report, stamp string) (dashboardData, error) {
 	f := sq.Filter
+	today := rep.Today
 	head, ok := s.heads.get(org.ID, stamp)
 	if !ok {
-		h, err := spend.BuildHeadline(ctx, st, *org, today)
+		h, err := spend.BuildHeadline(ctx, st, *org, rep)
 		if err != nil {
 			return dashboardData{}, err
 		}
@@ -211,6 +228,8 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		s.breaks.put(bkey, breakdown)
 	}
 	d := layoutDashboard(org.Currency, sq, head, o)
+	// The chart's JSON says how far each source in the view reaches.
+	d.chart.DataThrough = rep.Views(freshness.ScopeOfFilter(f))
 	if d.view.Empty != nil {
 		// Nothing in the range: say which days the data covers, and offer them.
 		first, last, ok, err := st.SpendSpan(ctx, org.ID)
@@ -353,12 +372,39 @@ func dimensionName(d store.Dimension) string {
 // headlineView lays out the headline for the page.
 func headlineView(h spend.Headline, today time.Time) views.Headline {
 	v := views.Headline{Yesterday: h.Yesterday, Today: today}
+	loc := h.Fresh.Loc
+	through := func(ss []freshness.Source, n int) string {
+		var parts []string
+		for i, s := range ss {
+			if i == n {
+				parts = append(parts, strconv.Itoa(len(ss)-n)+" more")
+				break
+			}
+			parts = append(parts, s.Name()+" through "+s.LastDay(loc).Format("Mon 2 Jan"))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if note := h.YesterdayNote; note.NoData {
+		v.NoYesterday = "No data for yesterday yet — newest: " + through(note.Missing, 3)
+	} else if len(note.Missing) > 0 {
+		v.Partial = "Not all in yet: " + through(note.Missing, 3)
+	}
+	for _, s := range h.Fresh.Sources {
+		v.Sources = append(v.Sources, views.SourceFresh{Name: s.Name(), Source: s.Source, Kind: s.Kind.Name,
+			Through: s.Through, LastDay: s.LastDay(loc), Late: s.Late(h.Fresh.At), Lag: s.Lag})
+	}
+	for _, c := range h.Fresh.Problems() {
+		v.Problems = append(v.Problems, views.ConnectionProblem{Name: c.Name, Kind: c.Kind, Health: string(c.Health),
+			Error: c.Error, Fix: c.Fix, Since: c.Since, Through: c.Through})
+	}
 	for _, c := range h.Currencies {
 		v.Currencies = append(v.Currencies, views.HeadlineCurrency{
 			Currency: c.Currency, Yesterday: c.Day.Spent, DayBefore: c.Day.DayBefore, Change: c.Day.Change(),
 			Percent: c.Day.Percent(), DailyBudget: c.DailyBudget, MonthlyBudget: c.MonthlyBudget,
-			DailyOver: c.DailyOver, DailyCount: c.DailyCount, MonthlyOver: c.MonthlyOver, MonthlyWarn: c.MonthlyForecastOver,
+			DailyOver: c.DailyOver, DailyStale: c.DailyStale, DailyCount: c.DailyCount, MonthlyOver: c.MonthlyOver,
+			MonthlyWarn: c.MonthlyForecastOver, MonthlyStale: c.MonthlyStale,
 			MonthlyCount: c.MonthlyCount, MonthToDate: c.Month.MonthToDate, Forecast: c.Month.Forecast,
+			ForecastOK: c.Month.ForecastOK, ForecastLate: c.Month.Late,
 			ForecastMethod: c.Month.Method, LastMonth: c.Month.LastMonth, LastMonthDay: c.Month.LastMonthDay,
 		})
 	}
@@ -437,6 +483,9 @@ type chartData struct {
 	Group  string         `json:"group"`
 	View   string         `json:"view"` // daily or cumulative
 	Charts []currencyPlot `json:"charts"`
+	// DataThrough is how far each source of the view's spend reaches
+	// (docs/data-model.md, "Freshness").
+	DataThrough []freshness.View `json:"data_through"`
 }
 
 type currencyPlot struct {

@@ -76,8 +76,10 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	if bill.Enabled() {
 		importer.RowQuota = bill.RowQuota
 	}
+	// A connection that starts failing, or stalls, is told to the org's
+	// admins by the notifier, as alerts are.
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL}
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, Notifier: notifier}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)
