@@ -233,7 +233,8 @@ func (s *chargeSource) CostBasis() store.CostBasis { return s.rd.CostBasis() }
 // dayLong is the longest charge period that counts towards how far a
 // source's data reaches: a day, across a daylight-saving change. Longer
 // rows (a month's fee, a commitment, a credit) are dated by their start;
-// an instant counts as its day in the org's time zone.
+// a row shorter than an hour (a request) counts as its day in the org's
+// time zone.
 const dayLong = 25 * time.Hour
 
 // extents are how far a file's rows reach per provider and billing
@@ -278,10 +279,10 @@ func (x *extents) note(r *Row, loc *time.Location) {
 		e.lastStart = r.ChargePeriodStart
 	}
 	end := r.ChargePeriodEnd
-	if !end.After(r.ChargePeriodStart) {
-		// An instant (a request, a charge given only its time) is data of
-		// its day: a log reaches at least the end of the day of its last
-		// line.
+	if end.Sub(r.ChargePeriodStart) < time.Hour {
+		// A request (or a charge given only its time) is data of its day,
+		// not of its second: a log reaches at least the end of the day of
+		// its last line. Buckets are an hour or more.
 		end = time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc)
 	}
 	if end.Sub(r.ChargePeriodStart) <= dayLong && (!e.short || end.After(e.through)) {

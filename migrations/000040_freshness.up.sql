@@ -7,8 +7,9 @@
 -- rows delivered. Rows whose period is longer than a day (a month's fee,
 -- a commitment, a credit) say nothing of how far usage has arrived, so
 -- data_through is the latest end among rows of at most 25 hours (a day
--- across a daylight-saving change), an instant (a request) counting as
--- its whole day; an extent with only longer rows takes the latest start. The importer writes them in the import's own
+-- across a daylight-saving change), a row shorter than an hour (a request)
+-- counting as its whole day; an extent with only longer rows takes the
+-- latest start. The importer writes them in the import's own
 -- transaction (FinishImport); a removed or deleted import's go with it.
 --
 -- imports.connection_id is the connection that pulled the import (no
@@ -39,7 +40,7 @@ INSERT INTO import_extents (org_id, import_id, provider, billing_account, first_
 SELECT c.org_id, c.import_id, c.provider_name, c.billing_account_id,
        min((c.charge_period_start AT TIME ZONE o.time_zone)::date),
        max((c.charge_period_start AT TIME ZONE o.time_zone)::date),
-       coalesce(max(CASE WHEN c.charge_period_end > c.charge_period_start THEN c.charge_period_end
+       coalesce(max(CASE WHEN c.charge_period_end - c.charge_period_start >= interval '1 hour' THEN c.charge_period_end
                          ELSE (((c.charge_period_start AT TIME ZONE o.time_zone)::date + 1)::timestamp AT TIME ZONE o.time_zone) END)
                     FILTER (WHERE c.charge_period_end - c.charge_period_start <= interval '25 hours'),
                 max(c.charge_period_start))

@@ -84,12 +84,12 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, rep fres
 		return h, err
 	}
 	byCur := map[string]*HeadlineCurrency{}
+	month := rep.Current(freshness.Scope{})
 	cur := func(c string) *HeadlineCurrency {
 		if byCur[c] == nil {
 			// A currency with no spend this month or last still has a
 			// card: nothing so far, against nothing last month.
-			_, lastSame := lastMonthTo(today)
-			byCur[c] = &HeadlineCurrency{Currency: c, Month: MonthCard{Currency: c, LastMonthDay: lastSame}}
+			byCur[c] = &HeadlineCurrency{Currency: c, Month: monthCard(c, month, nil)}
 		}
 		return byCur[c]
 	}
@@ -107,7 +107,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, rep fres
 			c.Day.DayBefore = c.Day.DayBefore.Add(r.Amount)
 		}
 	}
-	for _, m := range MonthCards(rows, rep.Current(freshness.Scope{})) {
+	for _, m := range MonthCards(rows, month) {
 		cur(m.Currency).Month = m
 	}
 

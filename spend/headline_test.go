@@ -82,13 +82,12 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 		}
 		want := map[string]spend.HeadlineCurrency{}
 		// A currency without a card of its own shows nothing this month
-		// against nothing last month, to the same day.
-		lastFirst := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
-		lastSame := lastFirst.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastFirst))-1)
+		// against nothing last month, to the same day, on the same basis.
 		for _, c := range rep.Currencies {
 			hc := want[c.Currency]
 			hc.Currency, hc.Day.Currency, hc.Day.Spent, hc.Day.DayBefore = c.Currency, c.Currency, c.Spent, c.DayBefore
-			hc.Month = spend.MonthCard{Currency: c.Currency, LastMonthDay: lastSame}
+			hc.Month = spend.MonthCards([]store.DaySpend{{Day: today, Currency: c.Currency, Amount: decimal.Zero}},
+				fresh.Current(freshness.Scope{}))[0]
 			want[c.Currency] = hc
 		}
 		for _, m := range spend.MonthCards(monthRows, fresh.Current(freshness.Scope{})) {

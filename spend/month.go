@@ -48,7 +48,7 @@ func lastMonthTo(day time.Time) (first, same time.Time) {
 // after it left out).
 func monthCards(rows []store.DaySpend, at budget.Basis) []MonthCard {
 	day := at.Day
-	lastStart, lastSame := lastMonthTo(day)
+	lastStart, _ := lastMonthTo(day)
 	// A day's rows are its groups (a dozen) or its total: added as a
 	// quantity.Sum per day, without allocating.
 	sums := map[string]quantity.Sums[time.Time]{}
@@ -63,16 +63,22 @@ func monthCards(rows []store.DaySpend, at budget.Basis) []MonthCard {
 	}
 	var cards []MonthCard
 	for _, cur := range slices.Sorted(maps.Keys(sums)) {
-		days := sums[cur].Values()
-		fc := budget.ForecastPeriod(budget.Monthly, at, days)
-		card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, ForecastOK: fc.OK(), Method: fc.Method(cur),
-			Late: fc.Late, LastMonthDay: lastSame}
-		var last quantity.Sum
-		for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
-			last.Add(days[d])
-		}
-		card.LastMonth = last.Value()
-		cards = append(cards, card)
+		cards = append(cards, monthCard(cur, at, sums[cur].Values()))
 	}
 	return cards
+}
+
+// monthCard is currency cur's card of at.Day's month from its spend by
+// day (none: nothing this month or last, against nothing).
+func monthCard(cur string, at budget.Basis, days map[time.Time]decimal.Decimal) MonthCard {
+	lastStart, lastSame := lastMonthTo(at.Day)
+	fc := budget.ForecastPeriod(budget.Monthly, at, days)
+	card := MonthCard{Currency: cur, MonthToDate: fc.Spent, Forecast: fc.Total, ForecastOK: fc.OK(), Method: fc.Method(cur),
+		Late: fc.Late, LastMonthDay: lastSame}
+	var last quantity.Sum
+	for d := lastStart; !d.After(lastSame); d = budget.AddDays(d, 1) {
+		last.Add(days[d])
+	}
+	card.LastMonth = last.Value()
+	return card
 }
