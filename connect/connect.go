@@ -478,12 +478,18 @@ type View struct {
 	LastStatus string     `json:"last_status"` // "", ok, failed
 	LastError  string     `json:"last_error"`
 	LastRows   int64      `json:"last_rows"`
+	// LastFix is what a person should do about LastError; FailingSince
+	// and Failures describe the current streak of failed runs.
+	LastFix      string     `json:"last_fix,omitempty"`
+	FailingSince *time.Time `json:"failing_since,omitempty"`
+	Failures     int        `json:"failures"`
 }
 
 // ViewOf returns c's view.
 func ViewOf(c store.Connection) View {
 	v := View{ID: c.ID, Name: c.Name, Kind: c.Kind, SecretHint: c.SecretHint, Paused: c.Paused, CreatedAt: c.CreatedAt,
-		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows}
+		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows,
+		LastFix: c.LastFix, FailingSince: c.FailingSince, Failures: c.Failures}
 	_ = json.Unmarshal(c.Settings, &v.Settings)
 	if !c.Paused {
 		next := c.NextRunAt

@@ -168,6 +168,7 @@ func (s *Server) routes() {
 	e.POST("/connections", s.handleConnectionCreate, admin...)
 	e.POST("/connections/:id/test", s.handleConnectionTest, admin...)
 	e.POST("/connections/:id/sync", s.handleConnectionSync, admin...)
+	e.POST("/connections/:id/key", s.handleConnectionKey, admin...)
 	e.POST("/connections/:id/pause", s.handleConnectionPause, admin...)
 	e.POST("/connections/:id/resume", s.handleConnectionResume, admin...)
 	e.POST("/connections/:id/delete", s.handleConnectionDelete, admin...)
@@ -208,6 +209,7 @@ func (s *Server) routes() {
 	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, api...)
 	e.DELETE("/api/v1/connections/:id", s.handleAPIConnectionDelete, api...)
 	e.POST("/api/v1/connections/:id/sync", s.handleAPIConnectionSync, api...)
+	e.PUT("/api/v1/connections/:id/key", s.handleAPIConnectionKey, api...)
 
 	// --- GPU advisor, break-even and prices ---
 	// The advisor and break-even pages are GETs of pure computations: their

@@ -24,6 +24,8 @@ const connectionUsage = `usage:
                           [--endpoint-url URL] [--access-key-id ID --secret-access-key-file FILE|-] [--json]
   burnrate connection add --org SLUG --name NAME --kind azure-blob --account A --container C [--prefix DIR]
                           (--account-key-file FILE|- | --sas-token-file FILE|-) [--endpoint-url URL] [--json]
+  burnrate connection key --org SLUG NAME (--api-key-file FILE|- | [--access-key-id ID] --secret-access-key-file FILE|-
+                          | --account-key-file FILE|- | --sas-token-file FILE|-) [--json]
   burnrate connection list --org SLUG [--json]
   burnrate connection sync --org SLUG [--json] NAME
   burnrate connection delete --org SLUG NAME`
@@ -40,7 +42,7 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	slug := fs.String("org", "", "the org's slug (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var add connectionAdd
-	if sub == "add" {
+	if sub == "add" || sub == "key" {
 		add.flags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,6 +65,8 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	switch sub {
 	case "add":
 		return cc.add(ctx, add, stdin)
+	case "key":
+		return cc.key(ctx, add, stdin)
 	case "list":
 		return cc.list(ctx)
 	case "sync":
@@ -141,7 +145,7 @@ func readSecret(stdin io.Reader, flag, name string) (string, error) {
 		b, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return "", fmt.Errorf("connection add: --%s: %w", flag, err)
+		return "", fmt.Errorf("connection: --%s: %w", flag, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -178,6 +182,33 @@ func (cc connectionCommand) add(ctx context.Context, a connectionAdd, stdin io.R
 	return nil
 }
 
+// key replaces the named connection's credentials (a revoked key's fix)
+// with those read from the files given, and says when it is pulled.
+func (cc connectionCommand) key(ctx context.Context, a connectionAdd, stdin io.Reader) error {
+	c, err := cc.named(ctx)
+	if err != nil {
+		return err
+	}
+	a.in.Kind = c.Kind
+	in, err := a.input(stdin)
+	if err != nil {
+		return err
+	}
+	err = cc.st.Fenced(ctx, cc.org.ID, 0, func(st *store.Store) error {
+		c, err = cc.svc.ReplaceKey(ctx, st, cc.org.ID, c.ID, in)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("connection key: %w", err)
+	}
+	if cc.asJSON {
+		return json.NewEncoder(cc.stdout).Encode(connect.ViewOf(c))
+	}
+	fmt.Fprintf(cc.stdout, "connection %q has a new key (%s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
+		c.Name, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
+	return nil
+}
+
 func (cc connectionCommand) list(ctx context.Context) error {
 	cs, err := cc.st.Connections(ctx, cc.org.ID)
 	if err != nil {
@@ -196,6 +227,9 @@ func (cc connectionCommand) list(ctx context.Context) error {
 			last = fmt.Sprintf("last run %s: %s, %d rows", v.LastRunAt.UTC().Format(time.DateTime), v.LastStatus, v.LastRows)
 			if v.LastError != "" {
 				last += ": " + v.LastError
+			}
+			if v.LastFix != "" {
+				last += " — " + v.LastFix
 			}
 		}
 		state := "paused"
