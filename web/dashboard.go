@@ -149,6 +149,31 @@ func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.
 	return d, nil
 }
 
+// handleAnomalies is every unusual day of a dashboard view (its query), on
+// a page of its own: the dashboard lists the few that cost most.
+func (s *Server) handleAnomalies(c echo.Context) error {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	sq, err := s.viewQuery(org, c.QueryParams(), s.today(org))
+	if err != nil {
+		return err
+	}
+	version, err := s.db(c).SpendVersion(ctx, org.ID)
+	if err != nil {
+		return err
+	}
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.AnomaliesPage(s.shell(c, "Unusual days", "dashboard"), d.view,
+		templ.SafeURL("/dashboard?"+sq.values().Encode())))
+}
+
 // handleDailyTable is one currency's daily table of a dashboard view (the
 // view's query and currency=): what the view's closed table fetches when
 // opened, or, without htmx, a page of its own.
@@ -284,16 +309,14 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 	}
 
 	spent := false
+	var anomalies []spend.Anomaly
 	for _, co := range o.Currencies {
 		rs := co.Series
 		if !rs.Total().IsZero() {
 			spent = true
 		}
 		d.series = append(d.series, rs)
-		for _, a := range co.Anomalies {
-			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
-				Baseline: a.Baseline, Drivers: moverViews(a.Drivers, sq.Group)})
-		}
+		anomalies = append(anomalies, co.Anomalies...)
 		d.anomalies = append(d.anomalies, co.Anomalies)
 		if len(o.Currencies) == 1 {
 			v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
@@ -310,6 +333,14 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 		}
 		d.chart.Charts = append(d.chart.Charts, chartFor(rs, co.Anomalies, head.budgets, sq))
 	}
+	// The few that matter: ranked by what they cost beyond the usual; the
+	// page lists TopAnomalies, and links to the rest.
+	spend.RankAnomalies(anomalies, orgCurrency)
+	for _, a := range anomalies {
+		v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
+			Baseline: a.Baseline, Impact: a.Impact(), Drivers: moverViews(a.Drivers, sq.Group)})
+	}
+	v.TopAnomalies = spend.TopAnomalies
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
 	budgetLines := slices.ContainsFunc(d.chart.Charts, func(p currencyPlot) bool { return len(p.Budgets) > 0 })

@@ -180,6 +180,7 @@ func (s *Server) routes() {
 	budgetAdmin := app(s.requireBudgetAdmin)
 	e.GET("/dashboard", s.handleDashboard, app()...)
 	e.GET("/dashboard/daily", s.handleDailyTable, app()...)
+	e.GET("/dashboard/anomalies", s.handleAnomalies, app()...)
 	e.GET("/budgets", s.handleBudgets, app()...)
 	e.GET("/budgets/new", s.handleBudgetNew, budgetAdmin...)
 	e.POST("/budgets", s.handleBudgetCreate, budgetAdmin...)
