@@ -316,10 +316,10 @@ func currencyOf(c spend.DayCurrency) Currency {
 		out.ChangePercent = "+" + out.ChangePercent
 	}
 	for _, g := range c.Groups {
-		out.Providers = append(out.Providers, Amount{Name: spend.GroupName(g.Group), Amount: g.Amount})
+		out.Providers = append(out.Providers, Amount{Name: spend.GroupLabel(store.DimProvider, g.Group), Amount: g.Amount})
 	}
 	for _, m := range c.Movers {
-		out.Movers = append(out.Movers, Mover{Name: spend.GroupName(m.Group), Before: m.Before, After: m.After,
+		out.Movers = append(out.Movers, Mover{Name: spend.GroupLabel(store.DimProvider, m.Group), Before: m.Before, After: m.After,
 			Change: m.Change(), Percent: m.Percent()})
 	}
 	if c.Anomaly != nil {

@@ -89,6 +89,9 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 	}
 	rows, err := st.SpendByDayTop(ctx, orgID, store.SpendFilter{From: from, To: day}, group,
 		store.TopGroups{N: TopGroups, From: base, To: day})
+	if err == nil {
+		rows, err = withUnmodelled(ctx, st, orgID, store.SpendFilter{From: from, To: day}, group, rows)
+	}
 	if err != nil {
 		return r, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
@@ -63,8 +64,15 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 		DataThrough: rep.Views(freshness.ScopeOfFilter(sq.Filter))}
 	for _, d := range days {
 		day := apiSpendDay{Date: d.Day.Format(time.DateOnly), Currency: d.Currency, Groups: map[string]string{}}
+		// Groups are named as every face names them (spend.GroupLabel):
+		// "Cloud (not LLM)", "OpenAI — model not billed", "(none)".
+		labelled := map[string]decimal.Decimal{}
 		for g, v := range d.Groups {
-			day.Groups[g] = quantity.FormatExact(v)
+			l := spend.GroupLabel(sq.Group, g)
+			labelled[l] = labelled[l].Add(v)
+		}
+		for l, v := range labelled {
+			day.Groups[l] = quantity.FormatExact(v)
 		}
 		out.Days = append(out.Days, day)
 	}
