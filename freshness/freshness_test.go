@@ -9,6 +9,7 @@ import (
 
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -170,5 +171,20 @@ func TestConnectionHealth(t *testing.T) {
 				t.Errorf("failing since %s (needs a person: %v)", j.Since, j.NeedsPerson)
 			}
 		})
+	}
+}
+
+// TestEveryFormatHasALag: the table of expected lags has a row for every
+// format the importer reads.
+func TestEveryFormatHasALag(t *testing.T) {
+	t.Parallel()
+	for _, src := range ingest.Sources() {
+		found := false
+		for _, k := range freshness.Kinds {
+			found = found || k.Source == string(src)
+		}
+		if !found {
+			t.Errorf("no expected lag for %s", src)
+		}
 	}
 }

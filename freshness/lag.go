@@ -11,21 +11,18 @@
 // sources and judges them; health.go judges a connection.
 package freshness
 
-import (
-	"time"
-
-	"github.com/burnrate/burnrate/ingest"
-)
+import "time"
 
 // SyncEvery is how often a connection pulls (connect.DefaultInterval): a
 // connection's data can be that much older than its source's lag before
 // it is late.
 const SyncEvery = 6 * time.Hour
 
-// Kind is a kind of source: its format, its name for people, how long
-// after a charge period ends it normally has it, and why.
+// Kind is a kind of source: its format (an ingest.Source, as
+// charges.source stores it), its name for people, how long after a charge
+// period ends it normally has it, and why.
 type Kind struct {
-	Source ingest.Source
+	Source string
 	Name   string
 	Lag    time.Duration
 	Why    string
@@ -35,24 +32,24 @@ type Kind struct {
 // (docs/data-model.md, "Freshness", prints it). A source whose newest data
 // is older than its lag is late.
 var Kinds = []Kind{
-	{ingest.SourceAWSCUR, "AWS CUR", 36 * time.Hour,
+	{"aws-cur", "AWS CUR", 36 * time.Hour,
 		"AWS refreshes the Cost and Usage Report up to three times a day; a day's usage is complete about a day after it ends"},
-	{ingest.SourceAWSCUR2, "AWS CUR 2.0", 36 * time.Hour, "as the CUR: refreshed a few times a day, complete about a day later"},
-	{ingest.SourceFOCUS, "FOCUS export", 36 * time.Hour, "cloud FOCUS exports (AWS, Google Cloud, Azure) are written daily, about a day behind"},
-	{ingest.SourceGCPBilling, "Google Cloud billing export", 36 * time.Hour,
+	{"aws-cur2", "AWS CUR 2.0", 36 * time.Hour, "as the CUR: refreshed a few times a day, complete about a day later"},
+	{"focus", "FOCUS export", 36 * time.Hour, "cloud FOCUS exports (AWS, Google Cloud, Azure) are written daily, about a day behind"},
+	{"gcp-billing", "Google Cloud billing export", 36 * time.Hour,
 		"Cloud Billing writes to BigQuery through the day; most of a day's cost is there within a day"},
-	{ingest.SourceAzureCost, "Azure cost export", 48 * time.Hour,
+	{"azure-cost", "Azure cost export", 48 * time.Hour,
 		"Azure's cost data arrives 8 to 24 hours late, and scheduled exports run once a day"},
-	{ingest.SourceOCICost, "Oracle Cloud cost report", 36 * time.Hour, "OCI writes cost reports every few hours, a day's complete within a day"},
-	{ingest.SourceOCIFocus, "Oracle Cloud FOCUS report", 36 * time.Hour, "as OCI's cost reports"},
-	{ingest.SourceOpenAICosts, "OpenAI costs", 12 * time.Hour, "the costs report fills each day's bucket within a few hours"},
-	{ingest.SourceOpenAIUsage, "OpenAI usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
-	{ingest.SourceAnthropicCost, "Anthropic cost report", 12 * time.Hour, "the cost report fills each day's bucket within a few hours"},
-	{ingest.SourceAnthropicUsage, "Anthropic usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
-	{ingest.SourceLiteLLMSpend, "LiteLLM spend logs", 24 * time.Hour, "request logs, exported and uploaded about once a day"},
-	{ingest.SourceLiteLLMDaily, "LiteLLM daily spend", 24 * time.Hour, "a daily export, uploaded about once a day"},
-	{ingest.SourceOpenRouter, "OpenRouter activity", 24 * time.Hour, "an activity export, uploaded about once a day"},
-	{ingest.SourceGeneric, "CSV (column mapping)", 48 * time.Hour, "a file in the org's own layout, uploaded by hand"},
+	{"oci-cost", "Oracle Cloud cost report", 36 * time.Hour, "OCI writes cost reports every few hours, a day's complete within a day"},
+	{"oci-focus", "Oracle Cloud FOCUS report", 36 * time.Hour, "as OCI's cost reports"},
+	{"openai-costs", "OpenAI costs", 12 * time.Hour, "the costs report fills each day's bucket within a few hours"},
+	{"openai-usage", "OpenAI usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
+	{"anthropic-cost", "Anthropic cost report", 12 * time.Hour, "the cost report fills each day's bucket within a few hours"},
+	{"anthropic-usage", "Anthropic usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
+	{"litellm-spend", "LiteLLM spend logs", 24 * time.Hour, "request logs, exported and uploaded about once a day"},
+	{"litellm-daily", "LiteLLM daily spend", 24 * time.Hour, "a daily export, uploaded about once a day"},
+	{"openrouter-activity", "OpenRouter activity", 24 * time.Hour, "an activity export, uploaded about once a day"},
+	{"generic", "CSV (column mapping)", 48 * time.Hour, "a file in the org's own layout, uploaded by hand"},
 }
 
 // DefaultLag is the lag of a format not in Kinds.
@@ -62,21 +59,21 @@ const DefaultLag = 48 * time.Hour
 // DefaultLag.
 func KindOf(source string) Kind {
 	for _, k := range Kinds {
-		if string(k.Source) == source {
+		if k.Source == source {
 			return k
 		}
 	}
-	return Kind{Source: ingest.Source(source), Name: source, Lag: DefaultLag, Why: "a format without a known schedule"}
+	return Kind{Source: source, Name: source, Lag: DefaultLag, Why: "a format without a known schedule"}
 }
 
 // connectionSources are the format each kind of connection delivers when
 // it has delivered nothing yet (its settings may pick another: usage
 // rather than costs).
-var connectionSources = map[string]ingest.Source{
-	"openai":     ingest.SourceOpenAICosts,
-	"anthropic":  ingest.SourceAnthropicCost,
-	"aws-s3":     ingest.SourceAWSCUR2,
-	"azure-blob": ingest.SourceAzureCost,
+var connectionSources = map[string]string{
+	"openai":     "openai-costs",
+	"anthropic":  "anthropic-cost",
+	"aws-s3":     "aws-cur2",
+	"azure-blob": "azure-cost",
 }
 
 // ConnectionLag is how late the data of a connection of kind may normally
@@ -85,7 +82,7 @@ var connectionSources = map[string]ingest.Source{
 func ConnectionLag(kind string, sources []string) time.Duration {
 	if len(sources) == 0 {
 		if s, ok := connectionSources[kind]; ok {
-			sources = []string{string(s)}
+			sources = []string{s}
 		}
 	}
 	lag := time.Duration(0)

@@ -683,7 +683,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 			for _, g := range s.Groups {
 				for i, day := range s.Days {
 					if x := s.ByGroup[g][i]; !x.IsZero() {
-						t.add(day.Format(time.DateOnly), s.Currency, s.Name(g), money(x))
+						t.add(day.Format(time.DateOnly), s.Currency, spend.GroupLabel(s.Dim, s.Name(g)), money(x))
 					}
 				}
 			}
@@ -723,7 +723,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 				if i > 0 {
 					drivers += "; "
 				}
-				drivers += spend.GroupName(m.Group) + " +" + money(m.Change)
+				drivers += m.Group + " +" + money(m.Change)
 			}
 			t.add(a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers)
 		}
