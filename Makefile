@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: help run test fuzz generate assets lint verify build
+.PHONY: help run test fuzz generate docs assets lint verify build
 
 help: ## list targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-z\/]+:.*## /{printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -20,12 +20,15 @@ test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1
 # deadline on a busy machine, without any failing input (go.dev/issue/75804,
 # fixed in Go 1.27). About ten seconds a target here.
 fuzz: ## run each parser fuzz target briefly (FUZZTIME, default 15000x: that many inputs)
-	for target in FuzzOpen FuzzParse FuzzParseTagMap FuzzCSVReader; do \
+	for target in FuzzOpen FuzzParse FuzzParseTagMap FuzzCSVReader FuzzParquetFooter; do \
 		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$${FUZZTIME:-15000x} ./ingest/ || exit 1; \
 	done
 
 generate: ## regenerate templ code
 	$(GO) tool templ generate
+
+docs: ## rewrite the package graph in docs/architecture.md from `go list`
+	$(GO) run ./cmd/docs graph
 
 assets: ## vendor front-end assets from npm into static/ (pinned in package.json; output committed)
 	npm ci --no-audit --no-fund
@@ -36,11 +39,12 @@ assets: ## vendor front-end assets from npm into static/ (pinned in package.json
 	cp node_modules/htmx.org/LICENSE static/vendor/htmx.LICENSE
 	cp node_modules/echarts/LICENSE static/vendor/echarts.LICENSE
 
-lint: ## vet, gofmt, staticcheck and no unreachable code (deadcode); tools pinned in go.mod
+lint: ## vet, gofmt, staticcheck, no unreachable code (deadcode), docs true to the code; tools pinned in go.mod
 	$(GO) vet ./...
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
 	$(GO) tool staticcheck ./...
 	dead="$$($(GO) tool deadcode -test ./...)"; test -z "$$dead" || { echo "$$dead"; exit 1; }
+	$(GO) run ./cmd/docs check
 
 verify: generate ## fail if generated templ code is stale
 	git diff --exit-code -- '*_templ.go'

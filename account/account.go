@@ -33,6 +33,7 @@ const (
 	KindInvite        = "invite"
 	KindPasswordReset = "password_reset"
 	KindSignupNotice  = "signup_notice"
+	KindSignupConfirm = "signup_confirm"
 )
 
 // Mailer writes and queues account mail. BaseURL (no trailing slash) is
@@ -81,13 +82,27 @@ func inviterName(inv Invite) string {
 // create an account with it: sign-up answers such an attempt as if it had
 // worked, so as not to tell a stranger which addresses have accounts.
 func (m *Mailer) QueueSignupNotice(ctx context.Context, st *store.Store, to string) error {
-	msg, err := render(signupNoticeMail, map[string]any{"Email": to, "Login": m.BaseURL + "/login", "Forgot": m.BaseURL + "/password/forgot"})
+	return m.queueTo(ctx, st, KindSignupNotice, signupNoticeMail, to, "Someone tried to sign up to Burnrate with your address",
+		map[string]any{"Email": to, "Login": m.BaseURL + "/login", "Forgot": m.BaseURL + "/password/forgot"})
+}
+
+// QueueSignupConfirm mails the link that finishes a sign-up (link carries
+// its secret), to the address signed up with.
+func (m *Mailer) QueueSignupConfirm(ctx context.Context, st *store.Store, to, link string) error {
+	return m.queueTo(ctx, st, KindSignupConfirm, signupConfirmMail, to, "Finish signing up to Burnrate",
+		map[string]any{"Email": to, "Link": link, "Hours": int(store.SignupTTL / time.Hour)})
+}
+
+// queueTo renders tmpl with data and queues it to one address, as account
+// mail (of no org).
+func (m *Mailer) queueTo(ctx context.Context, st *store.Store, kind string, tmpl template, to, subject string, data map[string]any) error {
+	msg, err := render(tmpl, data)
 	if err != nil {
 		return err
 	}
 	msg.To = []string{to}
-	msg.Subject = "Someone tried to sign up to Burnrate with your address"
-	_, err = m.Outbox.Queue(ctx, st, 0, KindSignupNotice, msg)
+	msg.Subject = subject
+	_, err = m.Outbox.Queue(ctx, st, 0, kind, msg)
 	return err
 }
 
@@ -205,6 +220,16 @@ Expired? Ask for another at {{.Forgot}}
 `, `<p>Someone, hopefully you, asked to reset the password of the Burnrate account {{.Email}}.</p>
 <p><a href="{{.Link}}">Choose a new password</a> (the link works once, for {{.Minutes}} minutes).</p>
 <p>Setting it logs the account out everywhere else. If you did not ask, ignore this email: your password stays as it is.</p>`)
+
+var signupConfirmMail = newTemplate(`Someone, hopefully you, signed up to Burnrate with {{.Email}}.
+
+Finish signing up here (the link works once, for {{.Hours}} hours):
+{{.Link}}
+
+If it was not you, ignore this email: no account is made until the link is used.
+`, `<p>Someone, hopefully you, signed up to Burnrate with {{.Email}}.</p>
+<p><a href="{{.Link}}">Finish signing up</a> (the link works once, for {{.Hours}} hours).</p>
+<p>If it was not you, ignore this email: no account is made until the link is used.</p>`)
 
 var signupNoticeMail = newTemplate(`Someone just tried to create a Burnrate account with {{.Email}}, which has one already.
 

@@ -87,6 +87,12 @@ type AdviseBody struct {
 	SeqLen             int             `json:"seq_len,omitempty"`
 	Concurrency        int             `json:"concurrency,omitempty"`
 	TargetTokensPerSec float64         `json:"target_tokens_per_s,omitempty"`
+	RequestsPerSec     float64         `json:"requests_per_s,omitempty"`     // serving: arrivals per second
+	PromptTokens       int             `json:"prompt_tokens,omitempty"`      // serving: prompt length (default 1,024)
+	OutputTokens       int             `json:"output_tokens,omitempty"`      // serving: answer length (default 256)
+	TTFTMs             float64         `json:"ttft_ms,omitempty"`            // serving: time-to-first-token target (default 2,000)
+	TPOTMs             float64         `json:"tpot_ms,omitempty"`            // serving: time-per-output-token target (default 50)
+	LatencyPercentile  float64         `json:"latency_percentile,omitempty"` // serving: the targets' percentile (default 90)
 	DeadlineHours      float64         `json:"deadline_hours,omitempty"`
 	Spot               bool            `json:"spot,omitempty"`
 	GPU                string          `json:"gpu,omitempty"`
@@ -126,21 +132,22 @@ func (b AdviseBody) Request() (pricing.AdviceRequest, error) {
 		Job: pricing.JobType(strings.TrimSpace(b.Job)), Model: strings.TrimSpace(b.Model), Params: b.Params,
 		Precision: pricing.Precision(b.Precision), Tokens: b.Tokens, InputTokens: b.InputTokens, SeqLen: b.SeqLen,
 		Concurrency: b.Concurrency, TargetTokensPerSec: b.TargetTokensPerSec, DeadlineHours: b.DeadlineHours,
+		RequestsPerSec: b.RequestsPerSec, PromptTokens: b.PromptTokens, OutputTokens: b.OutputTokens,
+		TTFTMs: b.TTFTMs, TPOTMs: b.TPOTMs, LatencyPercentile: b.LatencyPercentile,
 		Spot: b.Spot, Providers: ProviderList(b.Provider, b.Providers), GPU: strings.TrimSpace(b.GPU), MaxGPUs: b.MaxGPUs,
 		IncludeSuspicious: b.IncludeSuspicious, MaxOptions: b.MaxOptions, Assumptions: a, DatacenterOnly: b.DatacenterOnly,
 	}, nil
 }
 
 // sizeRequired is the one rule of what sizes a job, whoever asks (form,
-// API, CLI: docs/advisor.md, "Advisor inputs"): a training or fine-tuning
-// job needs its training tokens, and batch inference the tokens to
-// generate or to read. No face fills them in for the user: a job sized by
-// a number nobody typed is a silent answer to another question.
+// API, CLI: docs/advisor.md, "Advisor inputs"): batch inference needs the
+// tokens to generate or to read. A training or fine-tuning job without
+// tokens gets the configurations that hold it, without time or cost. No
+// face fills tokens in for the user: a job sized by a number nobody typed
+// is a silent answer to another question.
 func (b AdviseBody) sizeRequired() error {
 	job := pricing.JobType(strings.TrimSpace(b.Job))
 	switch {
-	case job.IsTraining() && !(b.Tokens > 0):
-		return BadInput("tokens: a %s job is sized by its training tokens (the dataset's tokens × epochs, e.g. 1B); enter them", job)
 	case job == pricing.JobBatchInference && !(b.Tokens > 0) && !(b.InputTokens > 0):
 		return BadInput("tokens: batch inference is sized by the tokens to generate (tokens) or to read (input_tokens); enter one")
 	}
@@ -160,6 +167,12 @@ func (b *AdviseBody) UnmarshalJSON(data []byte) error {
 		SeqLen             quantity.Text `json:"seq_len"`
 		Concurrency        quantity.Text `json:"concurrency"`
 		TargetTokensPerSec quantity.Text `json:"target_tokens_per_s"`
+		RequestsPerSec     quantity.Text `json:"requests_per_s"`
+		PromptTokens       quantity.Text `json:"prompt_tokens"`
+		OutputTokens       quantity.Text `json:"output_tokens"`
+		TTFTMs             quantity.Text `json:"ttft_ms"`
+		TPOTMs             quantity.Text `json:"tpot_ms"`
+		LatencyPercentile  quantity.Text `json:"latency_percentile"`
 		DeadlineHours      quantity.Text `json:"deadline_hours"`
 		MaxGPUs            quantity.Text `json:"max_gpus"`
 		MFU                quantity.Text `json:"mfu"`
@@ -177,6 +190,12 @@ func (b *AdviseBody) UnmarshalJSON(data []byte) error {
 	out.SeqLen = n.int(quantity.Count, "seq_len", raw.SeqLen)
 	out.Concurrency = n.int(quantity.Count, "concurrency", raw.Concurrency)
 	out.TargetTokensPerSec = n.float(quantity.Rate, "target_tokens_per_s", raw.TargetTokensPerSec)
+	out.RequestsPerSec = n.float(quantity.Rate, "requests_per_s", raw.RequestsPerSec)
+	out.PromptTokens = n.int(quantity.Count, "prompt_tokens", raw.PromptTokens)
+	out.OutputTokens = n.int(quantity.Count, "output_tokens", raw.OutputTokens)
+	out.TTFTMs = n.float(quantity.Factor, "ttft_ms", raw.TTFTMs)
+	out.TPOTMs = n.float(quantity.Factor, "tpot_ms", raw.TPOTMs)
+	out.LatencyPercentile = n.float(quantity.Factor, "latency_percentile", raw.LatencyPercentile)
 	out.DeadlineHours = n.float(quantity.Hours, "deadline_hours", raw.DeadlineHours)
 	out.MaxGPUs = n.int(quantity.Count, "max_gpus", raw.MaxGPUs)
 	out.MFU = n.optFloat(quantity.Fraction, "mfu", raw.MFU)
@@ -212,7 +231,7 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 			if len(v) == 0 || v[0] == '"' || v[0] == '{' || v[0] == '[' || string(v) == "null" || string(v) == "true" || string(v) == "false" {
 				continue // not a number: the decoder below says what is wrong
 			}
-			if _, err := quantity.Factor.Parse("assumptions."+k, string(v)); err != nil {
+			if _, err := AssumptionKind(k).Parse("assumptions."+k, string(v)); err != nil {
 				return a, err
 			}
 		}
@@ -223,6 +242,15 @@ func assumptions(raw json.RawMessage) (pricing.Assumptions, error) {
 		return a, BadInput("assumptions: %v", err)
 	}
 	return a, nil
+}
+
+// AssumptionKind is how an assumption's value is bounded: the global batch
+// is a token count, every other assumption a factor.
+func AssumptionKind(key string) quantity.Kind {
+	if key == "global_batch_tokens" {
+		return quantity.Tokens
+	}
+	return quantity.Factor
 }
 
 // ProviderList is the providers named in a comma-separated list and a

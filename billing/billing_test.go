@@ -2,6 +2,7 @@ package billing
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stripe/stripe-go/v76/webhook"
@@ -35,5 +36,17 @@ func TestVerifyWebhook(t *testing.T) {
 	forged := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: "whsec_other"})
 	if _, err := cfg.VerifyWebhook(forged.Payload, forged.Header); !errors.Is(err, ErrBadSignature) {
 		t.Fatalf("forged signature: err = %v", err)
+	}
+}
+
+// TestVerifyWebhookBoundsDepth: a body nested deeper than any event is
+// refused before stripe-go reads it, signed or not.
+func TestVerifyWebhookBoundsDepth(t *testing.T) {
+	t.Parallel()
+	cfg := Config{SecretKey: "sk_test", WebhookSecret: "whsec_test"}
+	payload := []byte(`{"id":"evt_1","object":"event","data":{"object":` + strings.Repeat("[", 40_000) + `}}`)
+	signed := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: payload, Secret: cfg.WebhookSecret})
+	if _, err := cfg.VerifyWebhook(signed.Payload, signed.Header); !errors.Is(err, ErrBadEvent) || !strings.Contains(err.Error(), "JSON nested more than 64 levels deep") {
+		t.Fatalf("deep event: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stripe/stripe-go/v76"
 	"github.com/stripe/stripe-go/v76/webhook"
 
+	"github.com/burnrate/burnrate/jsonlimit"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -21,6 +22,10 @@ const MaxWebhookBytes = 256 << 10
 
 // ErrBadSignature is returned for a webhook whose signature does not verify.
 var ErrBadSignature = errors.New("billing: webhook signature does not verify")
+
+// ErrBadEvent is returned for a webhook whose body is refused before its
+// signature is checked: JSON nested deeper than any event (jsonlimit).
+var ErrBadEvent = errors.New("billing: webhook body refused")
 
 // Plan statuses, as stored in orgs.plan_status.
 const (
@@ -41,6 +46,11 @@ const (
 // fields read here (ids, status, the price, the customer) are the same in
 // the versions around it.
 func (c Config) VerifyWebhook(payload []byte, signature string) (stripe.Event, error) {
+	// The same bound as every JSON body from outside, before stripe-go
+	// reads it.
+	if err := jsonlimit.Check(payload); err != nil {
+		return stripe.Event{}, fmt.Errorf("%w: %v", ErrBadEvent, err)
+	}
 	ev, err := webhook.ConstructEventWithOptions(payload, signature, c.WebhookSecret,
 		webhook.ConstructEventOptions{IgnoreAPIVersionMismatch: true})
 	if err != nil {

@@ -2,11 +2,9 @@ package connect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -21,10 +19,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // azureExport reads Azure Cost Management exports from a storage
-// container, as Cost Management writes them (docs/connections.md, "Azure"):
+// container, as Cost Management writes them (docs/connections.md, "What a sync does"):
 //
 //	PREFIX/[EXPORT/]YYYYMMDD-YYYYMMDD/RUN ID/manifest.json   (runInfo, blobs[].blobName)
 //	PREFIX/[EXPORT/]YYYYMMDD-YYYYMMDD/RUN ID/part_0_0001.csv[.gz] | .parquet
@@ -88,12 +88,9 @@ func (azureExport) client(s *Service, p pull) (*container.Client, error) {
 	}
 	// Each call's answer must start within CallTimeout; a data file then
 	// streams for as long as its import takes (bounded by the job's).
-	hc := &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   30 * time.Second,
-		ResponseHeaderTimeout: CallTimeout,
-	}}
+	// The blob service is the tenant's to aim (an endpoint, a SAS URL):
+	// dialled through the egress policy (policy.go), redirects included.
+	hc := &http.Client{Transport: s.transport()}
 	opts := &container.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Transport: hc,
 		Retry: policy.RetryOptions{
@@ -326,7 +323,7 @@ func (azureExport) manifest(ctx context.Context, open opener, name string) (azur
 		return azureManifest{}, azureError(err, "read", name)
 	}
 	var m azureManifest
-	if len(b) > maxManifestBytes || json.Unmarshal(b, &m) != nil {
+	if len(b) > maxManifestBytes || jsonlimit.Unmarshal(b, &m) != nil {
 		return m, &ProviderError{Provider: "Azure Storage", Status: http.StatusOK, Msg: name + " is not an export manifest (JSON with blobs[].blobName)"}
 	}
 	return m, nil

@@ -27,8 +27,10 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
@@ -91,7 +93,8 @@ type Settings struct {
 type Credentials struct {
 	APIKey string `json:"api_key,omitempty"`
 	// An AWS access key; none means the default credential chain (the
-	// host's role, the environment).
+	// host's role, the environment), which only an install that allows the
+	// host's credentials uses (policy.go).
 	AccessKeyID     string `json:"access_key_id,omitempty"`
 	SecretAccessKey string `json:"secret_access_key,omitempty"`
 	SessionToken    string `json:"session_token,omitempty"`
@@ -197,7 +200,7 @@ const maxBackfill = 3 * 366 * 24 * time.Hour
 
 // validate checks in and returns the settings and credentials to save.
 func (in Input) validate(now time.Time) (Settings, Credentials, error) {
-	name := strings.TrimSpace(in.Name)
+	name := label.Clean(in.Name)
 	switch {
 	case name == "":
 		return Settings{}, Credentials{}, &InputError{"name", "give the connection a name"}
@@ -276,7 +279,7 @@ func (in Input) validateS3() (Settings, Credentials, error) {
 	case set.Region != "" && !regionName.MatchString(set.Region):
 		return set, cred, &InputError{"region", "an AWS region such as us-east-1"}
 	case (cred.AccessKeyID == "") != (cred.SecretAccessKey == ""):
-		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret, or neither to use the host's credentials"}
+		return set, cred, &InputError{"secret_access_key", "give both the access key id and its secret"}
 	case cred.AccessKeyID != "" && !accessKey.MatchString(cred.AccessKeyID):
 		return set, cred, &InputError{"access_key_id", "an access key id is uppercase letters and digits (AKIA…)"}
 	case len(cred.SecretAccessKey) > 256 || strings.ContainsFunc(cred.SecretAccessKey, func(r rune) bool { return r <= ' ' || r > '~' }):
@@ -320,7 +323,16 @@ type Service struct {
 	// Interval is how long after a sync the next is due; zero means
 	// DefaultInterval.
 	Interval time.Duration
-	Log      *slog.Logger
+	// Egress is where calls a tenant can aim may go (an S3 endpoint, an
+	// Azure blob service and the SAS URL's host): the zero Policy reaches
+	// public addresses only, checked when dialled, redirects included
+	// (CONNECTIONS_ALLOW_PRIVATE; policy.go).
+	Egress egress.Policy
+	// AllowHostCredentials lets a connection without a key of its own
+	// sign in as this server (the AWS default credential chain): for
+	// single-tenant installs only (policy.go).
+	AllowHostCredentials bool
+	Log                  *slog.Logger
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
 	// Notifier tells the org's admins when a connection starts failing or
@@ -357,6 +369,12 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 	if err != nil {
 		return store.Connection{}, err
 	}
+	if err := s.checkCredentials(in.Kind, cred); err != nil {
+		return store.Connection{}, err
+	}
+	if err := s.checkEndpoint(set); err != nil {
+		return store.Connection{}, err
+	}
 	if s.Key == nil {
 		return store.Connection{}, ErrNoKey
 	}
@@ -369,11 +387,11 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 		return store.Connection{}, err
 	}
 	c, err := st.CreateConnection(ctx, store.NewConnection{
-		OrgID: orgID, Name: strings.TrimSpace(in.Name), Kind: in.Kind, Settings: settings,
+		OrgID: orgID, Name: label.Clean(in.Name), Kind: in.Kind, Settings: settings,
 		Secret: s.Key.Seal(orgID, plain), SecretHint: cred.hint(), CreatedBy: userID,
 	})
 	if errors.Is(err, store.ErrConflict) {
-		return c, &InputError{"name", fmt.Sprintf("the org has a connection named %q already", strings.TrimSpace(in.Name))}
+		return c, &InputError{"name", fmt.Sprintf("the org has a connection named %q already", label.Clean(in.Name))}
 	}
 	return c, err
 }

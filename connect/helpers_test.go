@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
@@ -51,7 +53,10 @@ func newBundle(t testing.TB) *bundle {
 		Importer: ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog()),
 		Key:      key,
 		Retry:    connect.Retry{Attempts: 3, Wait: time.Millisecond, MaxWait: 5 * time.Millisecond},
-		Now:      func() time.Time { return b.now },
+		// The fake providers listen on loopback, which an operator allows
+		// as a self-hosted MinIO or Azurite would be.
+		Egress: egress.Policy{Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}},
+		Now:    func() time.Time { return b.now },
 	}
 	return b
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // CallTimeout bounds each call to a provider, retries apart.
@@ -95,14 +97,14 @@ func providerMessage(body []byte) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
+	if jsonlimit.Unmarshal(body, &e) == nil && e.Error.Message != "" {
 		return clip(e.Error.Message, 200)
 	}
 	return ""
 }
 
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(scrub(s)), " ")
 	if len(s) > n {
 		return s[:n] + "…"
 	}
@@ -193,6 +195,9 @@ func (c *caller) try(ctx context.Context, url string, v any) (retryAfter time.Du
 	}
 	if len(body) > maxResponseBytes {
 		return 0, &ProviderError{Provider: c.provider, Status: resp.StatusCode, Msg: fmt.Sprintf("a page of the report is over %d MB", maxResponseBytes>>20)}
+	}
+	if err := jsonlimit.Check(body); err != nil {
+		return 0, &ProviderError{Provider: c.provider, Status: resp.StatusCode, Msg: "the answer is not the report's JSON: " + err.Error()}
 	}
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.UseNumber()

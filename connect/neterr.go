@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
+	"strings"
 	"syscall"
+
+	"github.com/burnrate/burnrate/connect/egress"
 )
 
 // unreachable words a failure to reach a provider at all, for the
@@ -22,6 +26,13 @@ func unreachable(err error, hint string) (msg string, ok bool) {
 		if u, perr := url.Parse(ue.URL); perr == nil {
 			host = u.Hostname()
 		}
+	}
+	if errors.Is(err, egress.ErrPrivate) {
+		if host == "" {
+			host = "the endpoint"
+		}
+		return "could not reach " + host + ": it is a loopback, private or link-local address, which connections may not reach " +
+			"(an operator may allow private endpoints with CONNECTIONS_ALLOW_PRIVATE)", true
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
@@ -62,4 +73,55 @@ func unreachable(err error, hint string) (msg string, ok bool) {
 		return "could not reach " + host, true
 	}
 	return "", false
+}
+
+// What a connection's failure shows is the user's business: what failed,
+// in their terms. Errors from the SDKs and net/http repeat the URL they
+// asked, query and all (an Azure SAS token lives there, and S3 presigns
+// there), and the resolver this server asked ("lookup x on 10.0.0.53:53").
+// Every error a sync records or a test shows passes through shown, which
+// keeps a URL's scheme, host and path, and drops the rest.
+
+var (
+	urlInText  = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>]+`)
+	resolverAt = regexp.MustCompile(`\s+on\s+\[?[0-9a-fA-F:.]+\]?:\d+`)
+	secretArg  = regexp.MustCompile(`(?i)\b(sig|x-amz-signature|x-amz-credential|x-amz-security-token|signature|access_token|code)=[^&\s"']*`)
+)
+
+// scrub removes from s the queries and credentials of the URLs it quotes,
+// the resolver's address, and any signature-like argument left over.
+func scrub(s string) string {
+	s = urlInText.ReplaceAllStringFunc(s, func(raw string) string {
+		trail := ""
+		if i := strings.LastIndexAny(raw, `),.;:`); i == len(raw)-1 {
+			raw, trail = raw[:i], raw[i:]
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return "the endpoint" + trail
+		}
+		hidden := u.RawQuery != "" || u.User != nil
+		u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+		if hidden {
+			return u.String() + "?…" + trail
+		}
+		return u.String() + trail
+	})
+	s = resolverAt.ReplaceAllString(s, "")
+	return secretArg.ReplaceAllString(s, "${1}=…")
+}
+
+// shownError is an error as a connection shows it: scrubbed, with the
+// original kept for errors.Is and As (Transient).
+type shownError struct{ err error }
+
+func (e *shownError) Error() string { return scrub(e.err.Error()) }
+func (e *shownError) Unwrap() error { return e.err }
+
+// shown wraps err for the Connections page, the API and the CLI.
+func shown(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &shownError{err}
 }

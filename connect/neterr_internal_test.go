@@ -92,3 +92,27 @@ func TestUnreachableTimeout(t *testing.T) {
 		t.Errorf("a cancelled context is not a network failure")
 	}
 }
+
+// TestScrub: what a connection shows never carries a URL's query (an Azure
+// SAS token lives there), its user, nor the resolver this server asked.
+func TestScrub(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`GET https://acct.blob.core.windows.net/costs?comp=list&restype=container&sv=2022-11-02&sp=rl&sig=SECRETSIG, RESPONSE 500`:                `GET https://acct.blob.core.windows.net/costs?…, RESPONSE 500`,
+		`Get "https://acct.blob.core.windows.net/costs?sig=SECRETSIG": dial tcp: lookup acct.blob.core.windows.net on 10.0.0.53:53: no such host`: `Get "https://acct.blob.core.windows.net/costs?…": dial tcp: lookup acct.blob.core.windows.net: no such host`,
+		`dial tcp: lookup minio.internal on [fd00::53]:53: server misbehaving`:                                                                    `dial tcp: lookup minio.internal: server misbehaving`,
+		`Get "http://user:pass@minio:9000/billing?list-type=2": EOF`:                                                                              `Get "http://minio:9000/billing?…": EOF`,
+		`the token sv=2022&sig=abc%2Bdef&se=2026 was refused`:                                                                                     `the token sv=2022&sig=…&se=2026 was refused`,
+		`X-Amz-Signature=deadbeef and X-Amz-Credential=AKIA/2026`:                                                                                 `X-Amz-Signature=… and X-Amz-Credential=…`,
+		`404 from S3: bucket billing does not exist`:                                                                                              `404 from S3: bucket billing does not exist`,
+		`could not reach https://acct.blob.core.windows.net/costs.`:                                                                               `could not reach https://acct.blob.core.windows.net/costs.`,
+	} {
+		if got := scrub(in); got != want {
+			t.Errorf("scrub(%q)\n  = %q\nwant %q", in, got, want)
+		}
+	}
+	err := shown(&ProviderError{Provider: "Azure Storage", Msg: "GET https://a.blob.core.windows.net/c?sig=S"})
+	if strings.Contains(err.Error(), "sig=S") || !Transient(err) {
+		t.Errorf("shown: %v (transient %v)", err, Transient(err))
+	}
+}

@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,7 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -26,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // maxManifestBytes bounds a manifest: a CUR manifest lists its columns and
@@ -76,20 +74,32 @@ func (s3Export) client(ctx context.Context, s *Service, p pull) (s3Client, error
 	}
 	// Each call's answer must start within CallTimeout; a data file then
 	// streams for as long as its import takes (bounded by the job's).
-	hc := awshttp.NewBuildableClient().WithDialerOptions(func(d *net.Dialer) { d.Timeout = 30 * time.Second }).
-		WithTransportOptions(func(tr *http.Transport) {
-			tr.TLSHandshakeTimeout = 30 * time.Second
-			tr.ResponseHeaderTimeout = CallTimeout
-		})
-	opts := []func(*config.LoadOptions) error{config.WithRegion(region), config.WithHTTPClient(hc)}
-	if p.cred.AccessKeyID != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(p.cred.AccessKeyID, p.cred.SecretAccessKey, p.cred.SessionToken)))
+	// The bucket's endpoint is the tenant's to aim: dialled through the
+	// egress policy (policy.go).
+	hc := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		guarded := s.transport()
+		tr.Proxy, tr.DialContext = guarded.Proxy, guarded.DialContext
+		tr.TLSHandshakeTimeout, tr.ResponseHeaderTimeout = guarded.TLSHandshakeTimeout, guarded.ResponseHeaderTimeout
+	})
+	opts := []func(*config.LoadOptions) error{config.WithRegion(region)}
+	switch {
+	case p.cred.AccessKeyID != "":
+		opts = append(opts, config.WithHTTPClient(hc),
+			config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(p.cred.AccessKeyID, p.cred.SecretAccessKey, p.cred.SessionToken)))
+	case !s.AllowHostCredentials:
+		// prepare refuses such a pull first; this keeps the default chain
+		// out of reach should a caller ever skip it.
+		return nil, s.checkCredentials(KindS3, p.cred)
 	}
+	// With the host's credentials (the operator allowed them), the chain
+	// finds them with the SDK's own client: the instance metadata service
+	// is link-local. Only the bucket's calls go through hc.
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, &ProviderError{Provider: "S3", Msg: "cannot load AWS credentials: " + clip(err.Error(), 200)}
 	}
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		o.HTTPClient = hc
 		// S3-compatible servers often send no checksums; the SDK would log
 		// a line per object.
 		o.DisableLogOutputChecksumValidationSkipped = true
@@ -104,6 +114,11 @@ func (s3Export) client(ctx context.Context, s *Service, p pull) (s3Client, error
 func s3Error(err error, action, what string) error {
 	if err == nil {
 		return nil
+	}
+	// A call that never got an answer first: the SDK wraps it in a
+	// response error without a response.
+	if msg, ok := unreachable(err, "check the bucket's name and region"); ok {
+		return &ProviderError{Provider: "S3", Msg: msg}
 	}
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
@@ -120,9 +135,6 @@ func s3Error(err error, action, what string) error {
 			msg = fmt.Sprintf("%s on %s failed: %s", action, what, clip(re.Err.Error(), 160))
 		}
 		return &ProviderError{Provider: "S3", Status: status, Msg: msg}
-	}
-	if msg, ok := unreachable(err, "check the bucket's name and region"); ok {
-		return &ProviderError{Provider: "S3", Msg: msg}
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return &ProviderError{Provider: "S3", Msg: action + " on " + what + " timed out"}
@@ -234,7 +246,7 @@ func (e s3Export) manifest(ctx context.Context, c s3Client, bucket, key string) 
 		return s3Manifest{}, s3Error(err, "s3:GetObject", key)
 	}
 	var m s3Manifest
-	if len(b) > maxManifestBytes || json.Unmarshal(b, &m) != nil {
+	if len(b) > maxManifestBytes || jsonlimit.Unmarshal(b, &m) != nil {
 		return m, &ProviderError{Provider: "S3", Status: http.StatusOK, Msg: key + " is not an export manifest (JSON with reportKeys or dataFiles)"}
 	}
 	return m, nil
@@ -336,7 +348,7 @@ func (j *joined) next() error {
 			j.cur = br // the version's only part: the importer reads Parquet itself
 			return nil
 		}
-		f, err := parquetAsCSV(key, br)
+		f, err := parquetAsCSV(j.ctx, key, br)
 		if err != nil {
 			return err
 		}
@@ -404,7 +416,7 @@ func (j *joined) Close() error {
 // parquetAsCSV spools one Parquet part of several to a temporary file (a
 // Parquet file is read from its footer) and writes it out as CSV in
 // another, which it returns open at its start; closing it removes it.
-func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
+func parquetAsCSV(ctx context.Context, key string, r io.Reader) (io.ReadCloser, error) {
 	pf, err := os.CreateTemp("", "burnrate-part-*.parquet")
 	if err != nil {
 		return nil, err
@@ -420,7 +432,7 @@ func parquetAsCSV(key string, r io.Reader) (io.ReadCloser, error) {
 	}
 	t := &tempFile{cf}
 	bw := bufio.NewWriterSize(cf, 256<<10)
-	err = ingest.ParquetCSV(pf, size, key, bw)
+	err = ingest.ParquetCSV(ctx, pf, size, key, bw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -119,6 +119,7 @@ func (s *Service) Sync(ctx context.Context, orgID, id int64) (Result, error) {
 	}
 	res := Result{Connection: conn.Name}
 	state, runErr := s.run(ctx, org, conn, &res)
+	runErr = shown(runErr)
 	run := store.ConnectionRun{At: s.now(), Status: "ok", Rows: res.Rows, NextRunAt: s.now().Add(s.interval())}
 	if runErr != nil {
 		run.Status, run.Error, run.Fix = "failed", runErr.Error(), Fix(runErr)
@@ -214,6 +215,11 @@ func (s *Service) prepare(conn store.Connection) (pull, puller, error) {
 	if p.cred, err = s.credentials(conn); err != nil {
 		return p, nil, err
 	}
+	// Saved by an older version, or before the operator changed their
+	// mind: the rule holds at every run, not only when saved.
+	if err := s.checkCredentials(conn.Kind, p.cred); err != nil {
+		return p, nil, err
+	}
 	return p, pl, nil
 }
 
@@ -247,5 +253,5 @@ func (s *Service) Test(ctx context.Context, conn store.Connection) error {
 	if err != nil {
 		return err
 	}
-	return pl.test(ctx, s, p)
+	return shown(pl.test(ctx, s, p))
 }

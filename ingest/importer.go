@@ -17,6 +17,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
@@ -42,7 +43,20 @@ type Importer struct {
 	// cannot each fit what only one does. A refused file writes nothing,
 	// not even a failed entry in the history. st may be fenced to the org.
 	RowQuota func(ctx context.Context, st *store.Store, org store.Org) (Quota, error)
+	// Timeout bounds one import's wall-clock time, from the first byte
+	// read to its commit (DefaultImportTimeout from NewImporter; 0: no
+	// bound beyond the caller's context). An import that runs out of time
+	// fails, writing nothing, like one whose upload was cancelled.
+	Timeout time.Duration
 }
+
+// DefaultImportTimeout is Importer.Timeout unless the operator sets
+// another (IMPORT_TIMEOUT): a 512 MB CUR imports in a few minutes.
+const DefaultImportTimeout = 30 * time.Minute
+
+// errImportTimeout is the cause of an import's context when its Timeout
+// ran out.
+var errImportTimeout = errors.New("the import ran out of time")
 
 // Quota is what an org may still import.
 type Quota struct {
@@ -61,7 +75,7 @@ func (e *quotaExceeded) Unwrap() error { return e.err }
 // NewImporter returns an Importer writing to st, pricing token usage with
 // prices and mapping instance types to GPUs with gpus.
 func NewImporter(st *store.Store, prices LLMPricer, gpus GPUMapper) *Importer {
-	return &Importer{store: st, prices: prices, gpus: gpus}
+	return &Importer{store: st, prices: prices, gpus: gpus, Timeout: DefaultImportTimeout}
 }
 
 // With returns an Importer that works through st: the request's store,
@@ -192,8 +206,16 @@ func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reade
 		return ImportResult{}, &ImportError{FileName: req.FileName,
 			Err: fmt.Errorf("filename %s: %s; nothing was imported", strconv.Quote(req.FileName), what)}
 	}
+	// Shown as typed, without what would make it lie about itself: a
+	// bidirectional override (invoice‮fdp.exe) or a line break.
+	req.FileName = label.Clean(req.FileName)
 	if req.Source != "" && !slices.Contains(Sources(), req.Source) {
 		return ImportResult{}, &ImportError{FileName: req.FileName, Err: fmt.Errorf("%w %q: use one of %v", ErrUnknownSource, req.Source, Sources())}
+	}
+	if im.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, im.Timeout, errImportTimeout)
+		defer cancel()
 	}
 	var res ImportResult
 	err := im.store.Conn(ctx, func(st *store.Store) error {
@@ -227,15 +249,23 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 		return im.fail(ctx, req, imp.ID, req.Source, fmt.Errorf("%s: read: %w", req.FileName, err))
 	}
 	defer in.done()
-	rd, hash, err := im.open(req, in)
+	rd, hash, err := im.open(ctx, req, in)
 	if err != nil {
+		if ctx.Err() != nil {
+			err = im.stopped(ctx, req)
+		}
 		return im.fail(ctx, req, imp.ID, req.Source, err)
 	}
-	src := newChargeSource(rd, req.Org.Location())
+	src := newChargeSource(ctx, rd, req.Org.Location())
 	src.progress = req.Progress
 	src.quota = quota
 	defer src.stop()
-	err = im.store.InTx(ctx, func(tx *store.Store) error {
+	// The transaction's statements run on a context that does not end
+	// with ctx: pgx would close the connection mid-statement, and with it
+	// the means to roll back cleanly and record why the import stopped.
+	// What ctx bounds is the work: reading and parsing the file, which
+	// feeds the COPY and ends it, and write checks it between steps.
+	err = im.store.InTx(context.WithoutCancel(ctx), func(tx *store.Store) error {
 		return im.write(ctx, tx, req, imp.ID, src, hash)
 	})
 	return im.outcome(ctx, req, imp.ID, src, hash, err)
@@ -301,7 +331,7 @@ func (im *Importer) options(req ImportRequest) Options {
 
 // open returns the Reader of the uploaded file and the reader that hashes
 // it as uploaded.
-func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, error) {
+func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Reader, *hashingReader, error) {
 	var (
 		hash *hashingReader
 		rd   *Reader
@@ -312,7 +342,7 @@ func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, 
 		// Parquet is read at offsets, not in one pass: the hash reads the
 		// file once more, in order, once its rows are written.
 		hash = &hashingReader{r: io.NewSectionReader(in.ra, 0, in.size), h: sha256.New()}
-		rd, err = OpenParquet(in.ra, in.size, opts)
+		rd, err = OpenParquet(ctx, in.ra, in.size, opts)
 	} else {
 		hash = &hashingReader{r: in.rest, h: sha256.New()}
 		rd, err = Open(hash, opts)
@@ -325,17 +355,27 @@ func (im *Importer) open(req ImportRequest, in input) (*Reader, *hashingReader, 
 
 // write is the import's transaction: the rows, the quota under its lock,
 // the duplicate check (errDuplicate), the import's result, AfterImport.
+// Its statements run whether ctx ends or not; its steps do not start once
+// it has.
 func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader) error {
+	work := ctx
+	ctx = context.WithoutCancel(ctx)
 	wr, err := writeRows(ctx, tx, req, importID, src)
 	if err != nil {
 		return err
+	}
+	if work.Err() != nil {
+		return context.Cause(work)
 	}
 	if err := im.quotaAfter(ctx, tx, req, src.rows); err != nil {
 		return err
 	}
 	// Whatever the parser left unread (after a gzip stream, say) is still
 	// part of the file the hash names.
-	if _, err := io.Copy(io.Discard, hash); err != nil {
+	if _, err := io.Copy(io.Discard, ctxReader{work, hash}); err != nil {
+		if work.Err() != nil {
+			return err
+		}
 		return fmt.Errorf("%s: read: %w", req.FileName, err)
 	}
 	if _, err := tx.ImportBySHA256(ctx, req.Org.ID, hash.sum()); err == nil {
@@ -354,6 +394,9 @@ func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportReques
 	}
 	if err != nil {
 		return err
+	}
+	if work.Err() != nil {
+		return context.Cause(work)
 	}
 	if im.AfterImport != nil {
 		if err := im.AfterImport(ctx, tx, req.Org.ID, importID); err != nil {
@@ -423,6 +466,9 @@ func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int
 	}
 	if err != nil {
 		source := src.rd.Source()
+		if ctx.Err() != nil {
+			return im.fail(ctx, req, importID, source, im.stopped(ctx, req))
+		}
 		// A parse error surfaces from inside COPY wrapped by pgx; the
 		// source keeps the original.
 		if src.err != nil {
@@ -432,17 +478,37 @@ func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int
 		if errors.As(err, &pe) || src.err != nil || errors.Is(err, ErrHeaderOnly) {
 			return im.fail(ctx, req, importID, source, err)
 		}
-		if ctx.Err() != nil {
-			return im.fail(ctx, req, importID, source, fmt.Errorf("%s: the upload was cancelled before it finished; nothing was imported", req.FileName))
-		}
 		_, _ = im.fail(ctx, req, importID, source, errors.New("the import failed on our side; nothing was imported, please try again"))
 		return ImportResult{}, fmt.Errorf("import %s: %w", req.FileName, err)
 	}
-	done, err := im.store.Import(ctx, req.Org.ID, importID)
+	done, err := im.store.Import(context.WithoutCancel(ctx), req.Org.ID, importID)
 	if err != nil {
 		return ImportResult{}, err
 	}
 	return ResultOf(done), nil
+}
+
+// stopped is why an import whose context ended stopped: its time ran out,
+// or its upload was cancelled (the client went away).
+func (im *Importer) stopped(ctx context.Context, req ImportRequest) error {
+	if errors.Is(context.Cause(ctx), errImportTimeout) {
+		return fmt.Errorf("%s: the import took longer than %s, the most one may take on this server; nothing was imported "+
+			"(split the file into smaller ones, such as a month each)", req.FileName, im.Timeout)
+	}
+	return fmt.Errorf("%s: the upload was cancelled before it finished; nothing was imported", req.FileName)
+}
+
+// ctxReader reads r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
 }
 
 // InterruptedMessage is the error an import is left with when its importer
@@ -466,7 +532,7 @@ func (im *Importer) duplicate(ctx context.Context, req ImportRequest, importID i
 	if err := im.store.DeleteImport(context.WithoutCancel(ctx), req.Org.ID, importID); err != nil {
 		return ImportResult{}, err
 	}
-	prev, err := im.store.ImportBySHA256(ctx, req.Org.ID, sum)
+	prev, err := im.store.ImportBySHA256(context.WithoutCancel(ctx), req.Org.ID, sum)
 	if err != nil {
 		return ImportResult{}, err
 	}

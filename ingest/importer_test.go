@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -30,6 +31,20 @@ func setupImport(t *testing.T) importBundle {
 	st := storetest.New(t)
 	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
 	return importBundle{st: st, im: NewImporter(st, testPrices, testGPUs), org: org}
+}
+
+// chargesAndImports counts the org's charges and lists its last imports.
+func (b importBundle) chargesAndImports(t *testing.T) (int, []store.Import) {
+	t.Helper()
+	var n int
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	imps, err := b.st.Imports(context.Background(), b.org.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, imps
 }
 
 func (b importBundle) importFile(t *testing.T, name string, body []byte) (ImportResult, error) {
@@ -341,5 +356,72 @@ func TestImportReportsTheReadersFirstError(t *testing.T) {
 	_, err := b.im.Import(context.Background(), ImportRequest{Org: b.org, FileName: "x.csv", Via: "test"}, failingReader{refused})
 	if !errors.Is(err, refused) || errors.Is(err, ErrEmpty) {
 		t.Fatalf("err = %v, want the reader's", err)
+	}
+}
+
+// cancellingReader calls cancel once after bytes have been read through
+// it, and counts what was read.
+type cancellingReader struct {
+	r      io.Reader
+	after  int64
+	n      int64
+	cancel func()
+	slow   time.Duration // each read waits this long
+}
+
+func (c *cancellingReader) Read(p []byte) (int, error) {
+	if c.slow > 0 {
+		time.Sleep(c.slow)
+		p = p[:min(len(p), 4096)]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.cancel != nil && c.n >= c.after {
+		c.cancel()
+		c.cancel = nil
+	}
+	return n, err
+}
+
+// TestImportHonoursItsContext: an import stops reading and writes nothing
+// when its request goes away mid-file, and when its own wall-clock budget
+// (Importer.Timeout, IMPORT_TIMEOUT) runs out; the history says which.
+func TestImportHonoursItsContext(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	if err := curgen.Generate(&buf, 100_000, 7); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	b := setupImport(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cr := &cancellingReader{r: bytes.NewReader(file), after: 1 << 20, cancel: cancel}
+	_, err := b.im.Import(ctx, ImportRequest{Org: b.org, FileName: "gone.csv", Via: "test"}, cr)
+	var ierr *ImportError
+	if !errors.As(err, &ierr) || !strings.Contains(err.Error(), "gone.csv: the upload was cancelled before it finished; nothing was imported") {
+		t.Fatalf("cancelled: %v", err)
+	}
+	if cr.n > int64(len(file))/2 {
+		t.Errorf("read %d of %d bytes after the request went away at 1 MB", cr.n, len(file))
+	}
+
+	im := *b.im
+	im.Timeout = 300 * time.Millisecond
+	slow := &cancellingReader{r: bytes.NewReader(file), slow: 2 * time.Millisecond}
+	_, err = im.Import(context.Background(), ImportRequest{Org: b.org, FileName: "slow.csv", Via: "test"}, slow)
+	if !errors.As(err, &ierr) || !strings.Contains(err.Error(), "slow.csv: the import took longer than 300ms, the most one may take on this server; nothing was imported") {
+		t.Fatalf("timed out: %v", err)
+	}
+	if slow.n >= int64(len(file)) {
+		t.Errorf("the whole file was read after the import ran out of time")
+	}
+	n, imps := b.chargesAndImports(t)
+	if n != 0 || len(imps) != 2 || imps[0].Status != store.ImportFailed || imps[1].Status != store.ImportFailed {
+		t.Fatalf("%d charges; imports %+v", n, imps)
+	}
+	if !strings.Contains(imps[0].Error, "took longer than") || !strings.Contains(imps[1].Error, "cancelled") {
+		t.Errorf("history says %q and %q", imps[0].Error, imps[1].Error)
 	}
 }

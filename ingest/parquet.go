@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/shopspring/decimal"
 )
@@ -27,11 +27,6 @@ import (
 
 // parquetMagic starts (and ends) every Parquet file.
 const parquetMagic = "PAR1"
-
-// maxParquetFooter bounds the footer (the schema and row group metadata)
-// read into memory when a file is opened: a real export's is a few hundred
-// kilobytes; a file claiming more is refused before anything is allocated.
-const maxParquetFooter = 32 << 20
 
 // parquetBatch is how many rows are decoded at a time.
 const parquetBatch = 256
@@ -47,8 +42,10 @@ func IsParquet(ra io.ReaderAt) bool {
 // OpenParquet is Open for a Parquet file of size bytes: it reads the
 // footer, detects the source from the column names unless opts chooses
 // one, and returns a Reader positioned at the first row. A file that is
-// not Parquet, or is cut short or corrupt, fails with ErrCorruptParquet.
-func OpenParquet(ra io.ReaderAt, size int64, opts Options) (*Reader, error) {
+// not Parquet, is cut short or corrupt, or whose metadata passes the
+// limits of parquetmeta.go fails with ErrCorruptParquet; checking its
+// pages stops when ctx ends, with its cause.
+func OpenParquet(ctx context.Context, ra io.ReaderAt, size int64, opts Options) (*Reader, error) {
 	file := opts.FileName
 	if opts.TeamTagKey == "" {
 		opts.TeamTagKey = defaultTeamTagKey
@@ -60,7 +57,7 @@ func OpenParquet(ra io.ReaderAt, size int64, opts Options) (*Reader, error) {
 	if size == 0 {
 		return nil, fileErr(file, ErrEmpty, "0 bytes")
 	}
-	pq, err := openParquetRecords(ra, size, file)
+	pq, err := openParquetRecords(ctx, ra, size, file)
 	if err != nil {
 		return nil, err
 	}
@@ -156,23 +153,21 @@ type parquetRecords struct {
 // pqSpan is a text cell's bytes in parquetRecords.arena.
 type pqSpan struct{ cell, start, end int }
 
-func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetRecords, err error) {
+func openParquetRecords(ctx context.Context, ra io.ReaderAt, size int64, file string) (_ *parquetRecords, err error) {
 	corrupt := func(detail string) error {
 		return &ParseError{File: file, Err: ErrCorruptParquet, Msg: detail}
 	}
-	if size < 12 {
-		return nil, corrupt(fmt.Sprintf("%d bytes is too short for a Parquet file", size))
+	// The footer and every page header are checked under budgets before
+	// the library reads either (parquetmeta.go).
+	footer, err := readParquetFooter(ra, size)
+	if err != nil {
+		return nil, corrupt(err.Error())
 	}
-	var tail [8]byte
-	if _, err := ra.ReadAt(tail[:], size-8); err != nil {
-		return nil, corrupt("cannot read its footer: " + err.Error())
-	}
-	if string(tail[4:]) != parquetMagic {
-		return nil, corrupt("it does not end with the Parquet magic number; the file is cut short or not Parquet")
-	}
-	footer := int64(binary.LittleEndian.Uint32(tail[:4]))
-	if footer > size-12 || footer > maxParquetFooter {
-		return nil, corrupt(fmt.Sprintf("its footer claims %d bytes of a %d-byte file", footer, size))
+	if err := checkPages(ctx, ra, footer); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, corrupt(err.Error())
 	}
 	// The library trusts the file's metadata; a hostile footer can make it
 	// panic rather than fail. That is a corrupt file, not a crash.
@@ -183,9 +178,6 @@ func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetReco
 	}()
 	f, err := parquet.OpenFile(ra, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(64<<10))
 	if err != nil {
-		return nil, corrupt(err.Error())
-	}
-	if err := checkPages(ra, size, f.Metadata()); err != nil {
 		return nil, corrupt(err.Error())
 	}
 	pq := &parquetRecords{file: file, groups: f.RowGroups(), buf: make([]parquet.Row, parquetBatch)}
@@ -215,49 +207,6 @@ func openParquetRecords(ra io.ReaderAt, size int64, file string) (_ *parquetReco
 	pq.keys = make([][]string, len(pq.header))
 	pq.vals = make([][]string, len(pq.header))
 	return pq, nil
-}
-
-// maxParquetPage bounds the size a page may claim once decompressed. The
-// library allocates what a page header claims before it decompresses the
-// page, so a hostile file could ask for gigabytes with a few bytes; real
-// exports write pages of a megabyte or so.
-const maxParquetPage = 64 << 20
-
-// checkPages reads every page header of every column chunk (not the pages)
-// and refuses a chunk outside the file or a page claiming more than
-// maxParquetPage, before any page is decoded.
-func checkPages(ra io.ReaderAt, size int64, md *format.FileMetaData) error {
-	buf := make([]byte, 64<<10)
-	for g, rg := range md.RowGroups {
-		for _, cc := range rg.Columns {
-			m := &cc.MetaData
-			name := strings.Join(m.PathInSchema, ".")
-			start := m.DataPageOffset
-			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
-				start = m.DictionaryPageOffset
-			}
-			end := start + m.TotalCompressedSize
-			if start < 4 || m.TotalCompressedSize < 0 || end > size-8 || end < start {
-				return fmt.Errorf("row group %d, column %q: its pages lie outside the file", g+1, name)
-			}
-			for off := start; off < end; {
-				n, err := ra.ReadAt(buf[:min(int64(len(buf)), end-off)], off)
-				if n == 0 {
-					return fmt.Errorf("row group %d, column %q: cannot read a page header: %v", g+1, name, err)
-				}
-				var h format.PageHeader
-				r := (&thrift.CompactProtocol{}).NewReaderFromBytes(buf[:n])
-				if err := thrift.NewDecoder(r).Decode(&h); err != nil {
-					return fmt.Errorf("row group %d, column %q: unreadable page header: %v", g+1, name, err)
-				}
-				if h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxParquetPage || h.CompressedPageSize < 0 {
-					return fmt.Errorf("row group %d, column %q: a page claims %d bytes (at most %d are read)", g+1, name, h.UncompressedPageSize, maxParquetPage)
-				}
-				off += int64(r.BytesRead()) + int64(h.CompressedPageSize)
-			}
-		}
-	}
-	return nil
 }
 
 // mapLeaves returns the key and value leaves of a MAP column
@@ -503,9 +452,10 @@ func jsonObject(keys, vals []string) string {
 // importer would read from it: the top-level column names, then each row's
 // cells as text, as Open would see them. A version of an export split into
 // several Parquet parts is imported as one file this way (package
-// connect), so that it replaces its billing period once.
-func ParquetCSV(ra io.ReaderAt, size int64, file string, w io.Writer) error {
-	pq, err := openParquetRecords(ra, size, file)
+// connect), so that it replaces its billing period once. It stops when
+// ctx ends, with its cause.
+func ParquetCSV(ctx context.Context, ra io.ReaderAt, size int64, file string, w io.Writer) error {
+	pq, err := openParquetRecords(ctx, ra, size, file)
 	if err != nil {
 		return err
 	}
@@ -515,6 +465,9 @@ func ParquetCSV(ra io.ReaderAt, size int64, file string, w io.Writer) error {
 		return err
 	}
 	for {
+		if pq.total%parquetBatch == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		rec, err := pq.next()
 		if errors.Is(err, io.EOF) {
 			break

@@ -142,7 +142,7 @@ func TestParquetCUR2SameRowsAsCSV(t *testing.T) {
 	if !IsParquet(bytes.NewReader(pq)) {
 		t.Fatal("not detected as Parquet")
 	}
-	rd, err := OpenParquet(bytes.NewReader(pq), int64(len(pq)), Options{FileName: "cur.parquet", GPUs: testGPUs})
+	rd, err := OpenParquet(context.Background(), bytes.NewReader(pq), int64(len(pq)), Options{FileName: "cur.parquet", GPUs: testGPUs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,14 +328,7 @@ func TestImportBadParquetWritesNothing(t *testing.T) {
 			}
 		}
 	}
-	var n int
-	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM charges WHERE org_id = $1`, b.org.ID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	imps, err := b.st.Imports(context.Background(), b.org.ID, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, imps := b.chargesAndImports(t)
 	if n != 0 || len(imps) != 5 {
 		t.Fatalf("%d charges written, %d imports", n, len(imps))
 	}
@@ -357,7 +350,18 @@ func TestImportBadParquetWritesNothing(t *testing.T) {
 func TestParquetPageBombRefused(t *testing.T) {
 	t.Parallel()
 	good := writeCUR2Parquet(t, cur2Sample(50), 50)
-	f, err := parquet.OpenFile(bytes.NewReader(good), int64(len(good)))
+	hostile := rewriteFirstPage(t, good, func(h *format.PageHeader) { h.UncompressedPageSize = 1 << 30 })
+	_, err := OpenParquet(context.Background(), bytes.NewReader(hostile), int64(len(hostile)), Options{FileName: "bomb.parquet"})
+	if err == nil || !strings.Contains(err.Error(), "bomb.parquet: corrupt Parquet data: row group 1, column \"bill_payer_account_id\": a page claims 1073741824 bytes") {
+		t.Fatalf("page bomb: %v", err)
+	}
+}
+
+// rewriteFirstPage returns file with the header of its first page changed
+// by edit.
+func rewriteFirstPage(t testing.TB, file []byte, edit func(*format.PageHeader)) []byte {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,18 +371,14 @@ func TestParquetPageBombRefused(t *testing.T) {
 		off = m.DictionaryPageOffset
 	}
 	var h format.PageHeader
-	r := (&thrift.CompactProtocol{}).NewReaderFromBytes(good[off:])
+	r := (&thrift.CompactProtocol{}).NewReaderFromBytes(file[off:])
 	if err := thrift.NewDecoder(r).Decode(&h); err != nil {
 		t.Fatal(err)
 	}
-	h.UncompressedPageSize = 1 << 30
-	bomb, err := thrift.Marshal(&thrift.CompactProtocol{}, &h)
+	edit(&h)
+	b, err := thrift.Marshal(&thrift.CompactProtocol{}, &h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostile := append(append(bytes.Clone(good[:off]), bomb...), good[off+int64(r.BytesRead()):]...)
-	_, err = OpenParquet(bytes.NewReader(hostile), int64(len(hostile)), Options{FileName: "bomb.parquet"})
-	if err == nil || !strings.Contains(err.Error(), "bomb.parquet: corrupt Parquet data: row group 1, column \"bill_payer_account_id\": a page claims 1073741824 bytes") {
-		t.Fatalf("page bomb: %v", err)
-	}
+	return append(append(bytes.Clone(file[:off]), b...), file[off+int64(r.BytesRead()):]...)
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io"
 	"slices"
@@ -38,6 +39,7 @@ type chargeBatch struct {
 // Next, Charge and Err are called by the COPY; the Reader is read by the
 // goroutine Next starts, and by nobody else until stop returns.
 type chargeSource struct {
+	ctx      context.Context // the import's: reading stops when it ends
 	rd       *Reader
 	loc      *time.Location
 	progress func(rows int64)
@@ -61,8 +63,8 @@ type chargeSource struct {
 	quit, done       chan struct{}
 }
 
-func newChargeSource(rd *Reader, loc *time.Location) *chargeSource {
-	return &chargeSource{rd: rd, loc: loc, quota: Quota{Left: -1}}
+func newChargeSource(ctx context.Context, rd *Reader, loc *time.Location) *chargeSource {
+	return &chargeSource{ctx: ctx, rd: rd, loc: loc, quota: Quota{Left: -1}}
 }
 
 // start starts the reading goroutine with batchesAhead+1 batches: those it
@@ -89,7 +91,8 @@ func (s *chargeSource) stop() {
 	<-s.done
 }
 
-// read fills batches until the file ends, fails, or stop is called.
+// read fills batches until the file ends, fails, its context ends, or stop
+// is called.
 func (s *chargeSource) read() {
 	defer close(s.done)
 	for {
@@ -100,6 +103,9 @@ func (s *chargeSource) read() {
 			return
 		}
 		b.n, b.err = 0, nil
+		if s.ctx.Err() != nil {
+			b.err = context.Cause(s.ctx)
+		}
 		for b.n < batchRows && b.err == nil {
 			if b.err = s.readRow(b, b.n); b.err == nil {
 				b.n++
@@ -208,6 +214,9 @@ func (s *chargeSource) Next() bool {
 			s.i = 0
 		case <-s.quit:
 			s.cur, s.ended = nil, true
+			return false
+		case <-s.ctx.Done():
+			s.cur, s.err = nil, context.Cause(s.ctx)
 			return false
 		}
 	}

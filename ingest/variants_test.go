@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -290,7 +291,7 @@ func TestUnknownFormatPreview(t *testing.T) {
 	w := parquet.NewGenericWriter[other](&buf)
 	_, _ = w.Write([]other{{"2026-01-01", 1.5}, {"2026-01-02", 2}})
 	_ = w.Close()
-	_, err = OpenParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), Options{FileName: "o.parquet"})
+	_, err = OpenParquet(context.Background(), bytes.NewReader(buf.Bytes()), int64(buf.Len()), Options{FileName: "o.parquet"})
 	if !errors.As(err, &fe) || len(fe.Preview.Rows) != 2 || fe.Preview.Rows[1][1] != "2" || fe.Preview.Header[0] != "day" {
 		t.Errorf("Parquet preview: %v %+v", err, fe)
 	}

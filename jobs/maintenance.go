@@ -45,11 +45,11 @@ func Maintenance(iv MaintenanceIntervals) []*river.PeriodicJob {
 	}
 }
 
-// LoginFailureAge is how long a failed log-in (or a counted reset request)
-// is kept. It is longer than every window a limit counts over (15 minutes
-// for log-ins, an hour for password resets), so deleting never lifts a limit
-// early.
-const LoginFailureAge = 24 * time.Hour
+// LoginFailureAge is how long a failed log-in (or a counted reset request
+// or invite) is kept. It is longer than every window a limit counts over
+// (15 minutes for log-ins, an hour for password resets, a day for
+// invites), so deleting never lifts a limit early.
+const LoginFailureAge = 25 * time.Hour
 
 // OutboxRetention is how long the outbox keeps mail that is no longer
 // queued: the record of what was sent, with the messages themselves.
@@ -91,6 +91,10 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 	if err != nil {
 		return err
 	}
+	signups, err := w.Store.DeleteExpiredSignups(ctx)
+	if err != nil {
+		return err
+	}
 	mails, err := w.Store.DeleteOldOutboxMail(ctx, OutboxRetention)
 	if err != nil {
 		return err
@@ -104,7 +108,7 @@ func (w *CleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 		return err
 	}
 	w.Log.DebugContext(ctx, "cleanup", slog.Int64("expired_sessions", sessions), slog.Int64("old_login_failures", failures),
-		slog.Int64("expired_password_resets", resets), slog.Int64("old_outbox_mail", mails), slog.Int64("old_deliveries", deliveries), slog.Int64("stale_upload_progress", uploads))
+		slog.Int64("expired_password_resets", resets), slog.Int64("expired_signups", signups), slog.Int64("old_outbox_mail", mails), slog.Int64("old_deliveries", deliveries), slog.Int64("stale_upload_progress", uploads))
 	return nil
 }
 

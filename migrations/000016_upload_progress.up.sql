@@ -1,6 +1,6 @@
 -- How far each running browser upload has read, so that the page's polls
 -- can be answered by any app instance, not only the one importing the file
--- (docs/operations.md, "Several instances"). Progress is worth nothing after
+-- (docs/operations.md, "Several serve processes"). Progress is worth nothing after
 -- a crash, so the table is UNLOGGED: no WAL for a write every 10,000 rows.
 CREATE UNLOGGED TABLE upload_progress (
     org_id     bigint      NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,

@@ -1,5 +1,5 @@
 -- Azure Cost Management exports in a storage container are a kind of
--- connection (docs/connections.md, "Azure").
+-- connection (docs/connections.md, "What a sync does").
 ALTER TABLE connections DROP CONSTRAINT connections_kind_check;
 ALTER TABLE connections ADD CONSTRAINT connections_kind_check CHECK (kind IN ('openai', 'anthropic', 'aws-s3', 'azure-blob'));
 

@@ -8,85 +8,28 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/burnrate/burnrate/connect/egress"
 )
 
 // A webhook URL is chosen by an org admin, and the server that posts to it
-// sits inside the operator's network: without care, a URL could make
-// Burnrate post to its own database, a cloud metadata service or an admin
-// interface on the private network (server-side request forgery). The check
-// that matters is made on the address actually dialled, after DNS, so that
-// a name that resolves (or later re-resolves) to a private address is caught
-// too; the URL checks below only refuse early what is bound to fail.
-
-// errPrivateAddress is the dialer's refusal of an address it may not reach.
-var errPrivateAddress = errors.New("refused: the address is loopback, private, link-local or otherwise not public")
-
-// reserved are ranges that are not public besides those netip names.
-var reserved = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT, shared address space
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64: could reach any IPv4 address, private ones too
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("2002::/16"),       // 6to4: embeds an IPv4 address
-	netip.MustParsePrefix("2001::/32"),       // Teredo: embeds an IPv4 address
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
-}
-
-// publicAddr reports whether a is a public unicast address.
-func publicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	if !a.IsValid() || !a.IsGlobalUnicast() || a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast() {
-		return false
-	}
-	for _, p := range reserved {
-		if p.Contains(a) {
-			return false
-		}
-	}
-	return true
-}
-
-// refusePrivate is the dialer's Control: it runs after DNS, on the address
-// about to be connected to.
-func refusePrivate(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !publicAddr(ap.Addr()) {
-		return errPrivateAddress
-	}
-	return nil
-}
+// sits inside the operator's network. The check that matters is the one
+// package egress makes on the address actually dialled, after DNS, for
+// every connection (redirects included); the URL checks below only refuse
+// early what is bound to fail.
 
 // newClient is the HTTP client for Slack and webhooks: bounded in time,
-// never through a proxy (the dialer would check the proxy's address, not
-// the receiver's), following redirects only within the same host.
+// dialling through egress (never through a proxy), following redirects
+// only within the same host.
 func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		dialer.Control = refusePrivate
-	}
 	return &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			Proxy:                 nil,
-			DialContext:           dialer.DialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: timeout,
-			MaxIdleConns:          20,
-			IdleConnTimeout:       90 * time.Second,
-		},
+		Timeout:   timeout,
+		Transport: egress.Policy{Any: allowPrivate}.Transport(egress.Timeouts{Dial: 5 * time.Second, TLSHandshake: 5 * time.Second, ResponseHeader: timeout}),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return errors.New("too many redirects")
@@ -145,7 +88,7 @@ func transportFailure(err error) outcome {
 		err = ue.Err
 	}
 	switch {
-	case errors.Is(err, errPrivateAddress):
+	case errors.Is(err, egress.ErrPrivate):
 		return failed(true, "refused: the URL resolves to a loopback, private or link-local address (set WEBHOOK_ALLOW_PRIVATE=1 to allow)")
 	case errors.Is(err, context.DeadlineExceeded) || (ue != nil && ue.Timeout()):
 		return failed(false, "no answer within the timeout")
@@ -205,8 +148,7 @@ func (n *Notifier) CheckWebhookURL(raw string) error {
 	if u.Scheme != "https" {
 		return errors.New("use an https:// URL: the body is signed but not encrypted")
 	}
-	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	if a, err := netip.ParseAddr(host); (err == nil && !publicAddr(a)) || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if err := (egress.Policy{}).CheckHost(u.Hostname()); err != nil {
 		return errors.New("the URL names a loopback, private or link-local address, which is refused (WEBHOOK_ALLOW_PRIVATE=1 allows it on self-hosted installs)")
 	}
 	return nil

@@ -36,6 +36,16 @@ type AdviceRequest struct {
 	Concurrency int `json:"concurrency"`
 	// TargetTokensPerSec is, for serving, the generated tokens per second to sustain.
 	TargetTokensPerSec float64 `json:"target_tokens_per_s"`
+	// RequestsPerSec is, for serving, the requests arriving per second (instead of a concurrency).
+	RequestsPerSec float64 `json:"requests_per_s"`
+	// PromptTokens and OutputTokens are a serving request's lengths (default 1,024 and 256).
+	PromptTokens int `json:"prompt_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	// TTFTMs and TPOTMs are the serving latency targets, time to first token and time per output
+	// token in milliseconds, at LatencyPercentile (defaults 2,000 ms, 50 ms, 90).
+	TTFTMs            float64 `json:"ttft_ms"`
+	TPOTMs            float64 `json:"tpot_ms"`
+	LatencyPercentile float64 `json:"latency_percentile"`
 	// DeadlineHours, when positive, excludes configurations that take longer (training and batch
 	// jobs use more nodes/replicas first, up to MaxGPUs). Training-type jobs default to
 	// DefaultTrainingDeadlineHours (60 days).
@@ -64,8 +74,12 @@ type AdviceRequest struct {
 // (docs/advisor.md, "Advisor output").
 // Money is decimal.Decimal, which marshals as a JSON string ("123.45") like every amount in the API.
 type Advice struct {
-	// Options are the configurations that fit, cheapest job first.
+	// Options are the configurations that fit, cheapest job first; for serving, those that meet
+	// the latency target.
 	Options []Option `json:"options"`
+	// MissedTarget are, for serving, the configurations that hold the model but miss the latency
+	// target, cheapest first, each with its Miss.
+	MissedTarget []Option `json:"missed_target,omitempty"`
 	// Excluded are the configurations that were considered and rejected, with why.
 	Excluded []Excluded `json:"excluded"`
 	// Assumptions echo every constant and derived model figure used.
@@ -116,9 +130,22 @@ type Option struct {
 	MemoryAvailableGB float64 `json:"memory_available_gb"`
 	// MemoryMarginGB is MemoryAvailableGB − MemoryNeededGB.
 	MemoryMarginGB float64 `json:"memory_margin_gb"`
+	// TTFTMs and TPOTMs are, for serving, the latencies expected at the load, at the request's
+	// percentile; OutputTokensPerSec the generated tokens per second served; Batch the sequences
+	// each replica decodes at once; Miss why the latency target is missed.
+	TTFTMs             float64 `json:"ttft_ms,omitempty"`
+	TPOTMs             float64 `json:"tpot_ms,omitempty"`
+	OutputTokensPerSec float64 `json:"output_tokens_per_s,omitempty"`
+	Batch              int     `json:"batch,omitempty"`
+	Miss               string  `json:"miss,omitempty"`
+	// Tight is set when the configuration fits only in the headroom memory_fraction keeps (the
+	// reason says how many GB stay free).
+	Tight bool `json:"tight,omitempty"`
 	// Reason says in plain words why this configuration works and what drives its cost.
 	Reason string `json:"reason"`
 
+	// USDPerHour is the price of the whole configuration for one hour (instances × the hourly price).
+	USDPerHour decimal.Decimal `json:"usd_per_hour"`
 	// HourlyUSD is the price of one instance-hour used. Go callers only.
 	HourlyUSD decimal.Decimal `json:"-"`
 	// TokensPerSec is the delivered throughput for inference jobs. Go callers only.
@@ -163,8 +190,13 @@ type AdviceAssumptions struct {
 	Concurrency int `json:"concurrency,omitempty"`
 	// TargetTokensPerSec is the serving throughput target.
 	TargetTokensPerSec float64 `json:"target_tokens_per_s,omitempty"`
+	// Serving is the load and latency target serving options are judged against.
+	Serving *ServingLoad `json:"serving,omitempty"`
 	// DeadlineHours is the deadline applied (0 = none).
 	DeadlineHours float64 `json:"deadline_hours,omitempty"`
+	// FitOnly is set for a training-type job given without tokens: the options hold it, ranked by
+	// the price of an hour, without time or cost.
+	FitOnly bool `json:"fit_only,omitempty"`
 	// MaxGPUs is the GPU cap per configuration applied.
 	MaxGPUs int `json:"max_gpus"`
 	// DatacenterOnly is whether consumer GPUs and marketplace offers were left out.
@@ -218,25 +250,57 @@ func Advise(req AdviceRequest, cat *Catalog) (Advice, error) {
 		out.Options = append(out.Options, opts...)
 		out.Excluded = append(out.Excluded, excl...)
 	}
-	sort.SliceStable(out.Options, func(i, j int) bool {
-		a, b := out.Options[i], out.Options[j]
+	var meets []Option
+	for _, o := range out.Options {
+		if o.Miss != "" {
+			out.MissedTarget = append(out.MissedTarget, o)
+		} else {
+			meets = append(meets, o)
+		}
+	}
+	out.Options = append([]Option{}, meets...)
+	sortOptions(out.MissedTarget)
+	sortOptions(out.Options)
+	out.Summary = summarize(out.Options, r)
+	if r.fitOnly && len(out.Options) > 0 {
+		w := out.Options[0]
+		out.Summary = fmt.Sprintf("No tokens given, so no time or cost: these configurations hold the job, cheapest hour first; %s %s (%s, %s) at %s/h. Give tokens for the job's time and cost.",
+			w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.USDPerHour, "USD"))
+	}
+	if len(out.Options) == 0 {
+		out.Summary = r.nothingFits()
+		if len(out.MissedTarget) > 0 {
+			m := out.MissedTarget[0]
+			out.Summary = fmt.Sprintf("No configuration meets %s; the cheapest that holds the load, %s %s (%s, %s, %s per %g h), misses it: %s.",
+				r.load.target(), m.Provider, m.InstanceType, m.Config(), m.Pricing, quantity.FormatMoney(m.CostUSD, "USD"), r.a.ServingHours, m.Miss)
+		}
+	}
+	out.TotalOptions = len(out.Options)
+	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
+		out.Options = out.Options[:r.MaxOptions]
+	}
+	if r.MaxOptions >= 0 && len(out.MissedTarget) > r.MaxOptions {
+		out.MissedTarget = out.MissedTarget[:r.MaxOptions]
+	}
+	return out, nil
+}
+
+// sortOptions orders options cheapest job first, then cheapest hour,
+// shortest, and by name.
+func sortOptions(opts []Option) {
+	sort.SliceStable(opts, func(i, j int) bool {
+		a, b := opts[i], opts[j]
 		if c := a.CostUSD.Cmp(b.CostUSD); c != 0 {
 			return c < 0
+		}
+		if c := a.USDPerHour.Cmp(b.USDPerHour); c != 0 {
+			return c < 0 // fit only: no job cost, the price of an hour
 		}
 		if a.Hours != b.Hours {
 			return a.Hours < b.Hours
 		}
 		return a.Provider+a.InstanceType < b.Provider+b.InstanceType
 	})
-	out.Summary = summarize(out.Options, r)
-	if len(out.Options) == 0 {
-		out.Summary = r.nothingFits()
-	}
-	out.TotalOptions = len(out.Options)
-	if r.MaxOptions >= 0 && len(out.Options) > r.MaxOptions {
-		out.Options = out.Options[:r.MaxOptions]
-	}
-	return out, nil
 }
 
 // request is a validated AdviceRequest with its model resolved.
@@ -248,6 +312,8 @@ type request struct {
 	a               Assumptions
 	datacenterOnly  bool
 	defaultDeadline bool // the deadline is DefaultTrainingDeadlineHours
+	fitOnly         bool // a training-type job without tokens: memory fit only
+	load            ServingLoad
 	derivedCap      bool // MaxGPUs came from derivedMaxGPUs
 	// limits records, across the instances evaluated, what would make the
 	// job fit when a deadline or the GPU cap rules configurations out.
@@ -296,7 +362,11 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 	if r.SeqLen == 0 {
 		r.SeqLen = defaultSeqLen
 	}
-	if r.DeadlineHours == 0 && job.IsTraining() {
+	r.fitOnly = job.IsTraining() && req.Tokens == 0
+	if job == JobServing {
+		r.load = servingLoad(req)
+	}
+	if r.DeadlineHours == 0 && job.IsTraining() && !r.fitOnly {
 		r.DeadlineHours, r.defaultDeadline = DefaultTrainingDeadlineHours, true
 	}
 	r.datacenterOnly = DatacenterOnlyDefault(job)
@@ -333,11 +403,12 @@ func normalizeRequest(req AdviceRequest, cat *Catalog) (*request, error) {
 }
 
 // derivedMaxGPUs is the GPU cap of a training-type job that names none:
-// four times the GPUs the fastest GPU type considered needs to finish
-// within the deadline (rounded up to whole 8-GPU nodes), so that GPUs up to
-// four times slower still compete and a 405B run gets a real cluster.
+// eight times the GPUs the fastest GPU type considered would need to finish
+// within the deadline at its single-GPU rate (rounded up to whole 8-GPU
+// nodes), so that slower GPUs still compete and a 405B run, whose
+// communication and restarts grow with its cluster, gets a real one.
 func (r *request) derivedMaxGPUs(cat *Catalog) int {
-	best := 0.0
+	best := math.Inf(1)
 	for _, in := range cat.instances {
 		g, ok := cat.gpus[in.GPU]
 		if !ok || !r.wants(in) {
@@ -347,35 +418,60 @@ func (r *request) derivedMaxGPUs(cat *Catalog) int {
 		if err != nil {
 			continue
 		}
-		best = math.Max(best, g.PeakTFLOPS(g.computePrecision(p))*r.trainingMFU())
+		best = math.Min(best, r.trainingTime(g, p, 1, 1, 1).Hours)
 	}
-	if best == 0 || r.DeadlineHours <= 0 {
+	if math.IsInf(best, 0) || r.DeadlineHours <= 0 {
 		return 0
 	}
-	gpuHours := TrainingHours(r.flopsFactor(), r.model.ActiveParams, r.Tokens, 1, best, 1)
-	need := math.Ceil(4 * gpuHours / r.DeadlineHours / 8)
+	need := math.Ceil(8 * best / r.DeadlineHours / 8)
 	if need > 1e6 {
 		return 8e6
 	}
 	return int(need) * 8
 }
 
-// flopsFactor is FLOPs per active parameter per token of the training-type job.
-func (r *request) flopsFactor() float64 {
-	if r.Job == JobLoRA || r.Job == JobQLoRA {
-		return r.a.LoRAFLOPsFactor
+// adapters is the trainable parameters of a LoRA or QLoRA job.
+func (r *request) adapters() float64 {
+	if r.a.AdapterFraction > 0 {
+		return r.a.AdapterFraction * r.model.Params
 	}
-	return r.a.TrainingFLOPsFactor
+	return r.model.LoRAParams(r.a.LoRARank)
 }
 
-// trainingMFU is the MFU of the job before any interconnect penalty: the
-// size-dependent one for training and full fine-tuning, the assumption
-// itself for LoRA and QLoRA (a frozen base on few GPUs).
-func (r *request) trainingMFU() float64 {
-	if r.Job == JobTraining || r.Job == JobFullFinetune {
-		return r.a.TrainingMFU(r.model.ActiveParams)
+// trainingTime is the time model of the job on n GPUs of g (perNode to an
+// instance) at tensor-parallel degree tp.
+func (r *request) trainingTime(g GPU, prec Precision, n, perNode, tp int) TrainingTime {
+	return EstimateTrainingTime(TrainingConfig{Job: r.Job, Model: r.model, Tokens: r.Tokens, SeqLen: r.SeqLen,
+		GPU: g, Prec: prec, GPUs: n, PerNode: perNode, TP: tp, Adapters: r.adapters()}, r.a)
+}
+
+// servingLoad is req's serving load and target with the defaults filled
+// in: a rate from requests_per_s or target_tokens_per_s, else a concurrency.
+func servingLoad(req AdviceRequest) ServingLoad {
+	l := ServingLoad{RequestsPerSec: req.RequestsPerSec, Concurrency: req.Concurrency, PromptTokens: req.PromptTokens,
+		OutputTokens: req.OutputTokens, TTFTMs: req.TTFTMs, TPOTMs: req.TPOTMs, Percentile: req.LatencyPercentile}
+	if l.PromptTokens == 0 {
+		l.PromptTokens = DefaultPromptTokens
 	}
-	return r.a.MFU
+	if l.OutputTokens == 0 {
+		l.OutputTokens = DefaultOutputTokens
+	}
+	if l.TTFTMs == 0 {
+		l.TTFTMs = DefaultTTFTMs
+	}
+	if l.TPOTMs == 0 {
+		l.TPOTMs = DefaultTPOTMs
+	}
+	if l.Percentile == 0 {
+		l.Percentile = DefaultPercentile
+	}
+	if l.RequestsPerSec == 0 && req.TargetTokensPerSec > 0 {
+		l.RequestsPerSec = req.TargetTokensPerSec / float64(l.OutputTokens)
+	}
+	if l.RequestsPerSec > 0 {
+		l.Concurrency = 0
+	}
+	return l
 }
 
 // requestModel returns the known model req names, else a custom model of
@@ -419,11 +515,22 @@ func sizeErrors(job JobType, req AdviceRequest) []error {
 			errs = append(errs, fmt.Errorf("%s must be a non-negative number, got %g", name, v))
 		}
 	}
-	if (job.IsTraining() || job == JobBatchInference) && !(req.Tokens > 0) && req.InputTokens <= 0 {
+	if job == JobBatchInference && !(req.Tokens > 0) && req.InputTokens <= 0 {
 		errs = append(errs, fmt.Errorf("%s needs a positive token count (tokens)", job))
 	}
-	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 {
-		errs = append(errs, errors.New("serving needs a concurrency or a target tokens/s"))
+	if job == JobServing && req.Concurrency <= 0 && req.TargetTokensPerSec <= 0 && req.RequestsPerSec <= 0 {
+		errs = append(errs, errors.New("serving needs a load: concurrency, requests_per_s or target_tokens_per_s"))
+	}
+	for name, v := range map[string]float64{"requests_per_s": req.RequestsPerSec, "ttft_ms": req.TTFTMs, "tpot_ms": req.TPOTMs} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			errs = append(errs, fmt.Errorf("%s must be a non-negative number, got %g", name, v))
+		}
+	}
+	if req.LatencyPercentile != 0 && !(req.LatencyPercentile >= 50 && req.LatencyPercentile <= 99.9) {
+		errs = append(errs, fmt.Errorf("latency_percentile must be between 50 and 99.9, got %g", req.LatencyPercentile))
+	}
+	if req.PromptTokens < 0 || req.OutputTokens < 0 || req.PromptTokens > 10_000_000 || req.OutputTokens > 10_000_000 {
+		errs = append(errs, fmt.Errorf("prompt_tokens and output_tokens must be between 1 and 10,000,000, got %d and %d", req.PromptTokens, req.OutputTokens))
 	}
 	if req.SeqLen < 0 || req.SeqLen > 10_000_000 {
 		errs = append(errs, fmt.Errorf("seq_len must be between 1 and 10,000,000, got %d", req.SeqLen))
@@ -499,7 +606,7 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 		Assumptions: r.a, Job: r.Job, Model: m, Precision: r.Precision, Tokens: r.Tokens,
 		InputTokens: r.InputTokens, SeqLen: r.SeqLen, Concurrency: r.Concurrency,
 		TargetTokensPerSec: r.TargetTokensPerSec, DeadlineHours: r.DeadlineHours, MaxGPUs: r.MaxGPUs,
-		DatacenterOnly:  r.datacenterOnly,
+		DatacenterOnly: r.datacenterOnly, FitOnly: r.fitOnly,
 		SpotOverhead:    r.a.SpotOverhead(),
 		WeightsGB:       round2(m.Params * r.Precision.BytesPerParam() / GB),
 		KVBytesPerToken: m.KVBytesPerToken(r.Precision.kvBytesPerValue()),
@@ -507,6 +614,8 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	}
 	if r.Job == JobServing {
 		e.SpotOverhead = r.a.ServingSpotOverhead()
+		l := r.load
+		e.Serving = &l
 	}
 	n := func(format string, args ...any) { e.Notes = append(e.Notes, fmt.Sprintf(format, args...)) }
 	if m.Notes != "" {
@@ -515,25 +624,24 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	switch r.Job {
 	case JobTraining, JobFullFinetune:
 		e.TrainingFLOPs = r.a.TrainingFLOPsFactor * m.ActiveParams * r.Tokens
-		n("compute = %g·N·D = %.3g FLOPs at MFU %.3f (%.2f × %.2f for a %s-parameter model: smaller models keep GPUs less busy; calibrated on published pre-training GPU-hours)",
-			r.a.TrainingFLOPsFactor, e.TrainingFLOPs, r.trainingMFU(), r.a.MFU, sizeFactor(m.ActiveParams), HumanCount(m.ActiveParams))
+		n("compute = %g·N·D = %.3g FLOPs of matmuls, plus attention 12·L·s·d per token; see the time model below", r.a.TrainingFLOPsFactor, e.TrainingFLOPs)
 		n("memory = %g B/param (mixed-precision AdamW) sharded over all GPUs (ZeRO-3/FSDP) + activations per GPU", r.a.TrainingBytesPerParam)
 	case JobLoRA, JobQLoRA:
 		e.TrainingFLOPs = r.a.LoRAFLOPsFactor * m.ActiveParams * r.Tokens
-		n("compute = %g·N·D = %.3g FLOPs at MFU %.2f", r.a.LoRAFLOPsFactor, e.TrainingFLOPs, r.a.MFU)
-		base := fmt.Sprintf("%g B/param %s base", r.Precision.BytesPerParam(), r.Precision)
+		n("compute = %g·N·D = %.3g FLOPs of matmuls (no weight gradients for the frozen base), plus attention 12·L·s·d per token", r.a.LoRAFLOPsFactor, e.TrainingFLOPs)
+		adapters := r.adapters()
 		if r.Job == JobQLoRA {
-			base = fmt.Sprintf("%g B/param 4-bit NF4 base", r.a.QLoRABytesPerParam)
+			n("memory = NF4 base at %.3f B/param (4.127 bits with double-quantised constants) + %s embedding params at 2 B + adapters (%s params, rank %g) × 4 B (bf16 weights and gradients; the paged AdamW state goes to host memory when the GPU is full) + checkpointed activations, the one layer recomputed and the logits; checked against the QLoRA paper's 65B on one 48 GB GPU (docs/advisor.md, \"QLoRA memory\")",
+				r.a.QLoRABytesPerParam, HumanCount(m.EmbeddingParams()), HumanCount(adapters), r.a.LoRARank)
+		} else {
+			n("memory = %g B/param %s base + adapters (%s params, rank %g, × 16 B) + activations", r.Precision.BytesPerParam(), r.Precision, HumanCount(adapters), r.a.LoRARank)
 		}
-		adapters := m.LoRAParams(r.a.LoRARank)
-		if r.a.AdapterFraction > 0 {
-			adapters = r.a.AdapterFraction * m.Params
-		}
-		per := 16
-		if r.Job == JobQLoRA {
-			per = 8 // the paged optimizer keeps AdamW state in host memory when the GPU is full
-		}
-		n("memory = %s + adapters (%s params, rank %g, × %d B) + activations", base, HumanCount(adapters), r.a.LoRARank, per)
+	case JobServing:
+		l := r.load
+		n("target: %s; the defaults are TTFT ≤ %d ms, TPOT ≤ %d ms at p%d, %d-token prompts and %d-token answers", l.target(), DefaultTTFTMs, DefaultTPOTMs, DefaultPercentile, DefaultPromptTokens, DefaultOutputTokens)
+		n("memory = %g × weights + KV cache of every sequence in flight at its full length (%.0f B/token × %s tokens)", r.a.InferenceMemoryOverhead, e.KVBytesPerToken, fmtInt(float64(l.PromptTokens+l.OutputTokens)))
+		n("decode step = max((W + B·KV at the average context)/(η·BW), 2·N·B/(peak·inference MFU)) with η %.2f and inference MFU %.2f, calibrated on published vLLM/SGLang throughput (docs/advisor.md); prefill = 2·N·prompt/(peak·inference MFU)", r.a.Eta, r.a.InferenceMFU)
+		n("TTFT = prefill + one decode step + the M/M/1 wait for the prefill queue at the percentile; TPOT = decode step + the prefills that land during a request's decode (Poisson, at the percentile); B from the concurrency, or from the rate by Little's law")
 	default:
 		n("memory = %g × weights + KV cache (%.0f B/token/sequence × %d tokens context × sequences)",
 			r.a.InferenceMemoryOverhead, e.KVBytesPerToken, r.SeqLen)
@@ -542,14 +650,14 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	if r.Job.IsTraining() {
 		tm := EstimateTrainingMemory(r.Job, m, r.Precision, r.SeqLen, r.a)
 		n("activations: %s recompute, micro-batch %d, %d-token sequences: %s GB per GPU", tm.Recompute, r.a.MicroBatch, r.SeqLen, fmtGB(tm.ActivationBytesPerGPU))
-		n("multi-GPU training without NVLink runs at %.0f%% of the MFU; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
+		r.timeNotes(n)
 	}
-	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine)", r.a.MemoryFraction*100, r.a.RuntimeReserveGB)
+	n("usable memory per GPU = %.0f%% of the card − %g GB runtime reserve (CUDA context, engine); a configuration that fits only in the other %.0f%% is listed as \"fits, tight\"", r.a.MemoryFraction*100, r.a.RuntimeReserveGB, (1-r.a.MemoryFraction)*100)
 	if r.defaultDeadline {
 		n("deadline: %s h (%g days), the default for training jobs; set deadline_hours to change it", fmtHours(r.DeadlineHours), r.DeadlineHours/24)
 	}
 	if r.derivedCap {
-		n("GPU cap: %s GPUs, derived from the job (4× what the fastest GPU needs to meet the deadline); set max_gpus to change it", fmtInt(float64(r.MaxGPUs)))
+		n("GPU cap: %s GPUs, derived from the job (8× what the fastest GPU would need to meet the deadline at its single-GPU rate); set max_gpus to change it", fmtInt(float64(r.MaxGPUs)))
 	}
 	if r.datacenterOnly {
 		n("datacenter GPUs only: consumer cards and peer-marketplace offers are left out; set datacenter_only false for experiments")
@@ -564,6 +672,21 @@ func (r *request) echo(cat *Catalog) AdviceAssumptions {
 	return e
 }
 
+// timeNotes states the training time model and the published runs its
+// defaults rest on.
+func (r *request) timeNotes(n func(string, ...any)) {
+	n("time per step = max(compute, gradient traffic) + tensor-parallel traffic + %g s overhead; compute = tokens per GPU × (matmul FLOPs at the matmul fraction of peak + attention FLOPs at %.2f of that rate); the %s-token global batch is shared by the data-parallel GPUs, at least one sequence each",
+		r.a.StepOverheadSeconds, r.a.AttentionEfficiency, HumanCount(r.a.GlobalBatchTokens))
+	if r.a.MFU > 0 {
+		n("matmul fraction %.2f of peak on every GPU (yours)", r.a.MFU)
+	} else {
+		n("matmul fraction by GPU generation: %.2f on Ampere (A100), calibrated on the TinyLlama, LLaMA, Llama 2, MPT-7B and BLOOM runs; %.2f on Hopper (H100), calibrated on the Llama 3.1 8B, 70B and 405B runs; other generations take the closest (docs/advisor.md, \"Calibration\"); fp8 reaches %.2f of that of its doubled peak",
+			ampereMatmul, hopperMatmul, fp8MatmulFactor)
+	}
+	n("restarts after hardware failures: wall-clock × (1 + GPUs · %.3g/h · (%g h restart + %g h half checkpoint interval)), the failure rate of Llama 3 405B's 16,384 H100s", r.a.GPUFailuresPerHour, r.a.RestartHours, r.a.CheckpointIntervalHours/2)
+	n("multi-GPU training without NVLink runs at %.0f%% of the matmul fraction; multi-node only on 8-GPU NVLink-class nodes", r.a.SlowInterconnectMFUFactor*100)
+}
+
 // plan is one sized configuration before pricing.
 type plan struct {
 	instances  int
@@ -575,6 +698,9 @@ type plan struct {
 	tokensPerS float64
 	detail     string
 	mfuPenalty bool
+	tight      bool // fits only without the headroom memory_fraction keeps
+	serving    *ServingEstimate
+	miss       string // the serving latency target missed, and why
 }
 
 // evaluate sizes and prices instance in for the job, on demand and (when
@@ -725,10 +851,26 @@ func (r *request) sizeBatch(g GPU, prec Precision, gpusPer, maxInstances int, ov
 }
 
 // sizeTraining is size for the training-type jobs: the fewest instances
-// that meet the deadline, then the fewest from there whose GPUs hold the
-// sharded states and the activations.
+// that hold the sharded states and the activations and meet the deadline.
 func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
-	usable := r.a.UsableBytes(g)
+	p, err := r.sizeTrainingWithin(r.a.UsableBytes(g), g, prec, gpusPer, maxInstances, overhead, where)
+	var me *memoryError
+	if err == nil || !errors.As(err, &me) {
+		return p, err
+	}
+	// Without the headroom memory_fraction keeps, does it fit? Then it is
+	// listed, marked tight, rather than dropped.
+	tight, terr := r.sizeTrainingWithin(r.a.TightUsableBytes(g), g, prec, gpusPer, maxInstances, overhead, where)
+	if terr != nil {
+		return p, err
+	}
+	tight.tight = true
+	tight.memHave = float64(tight.instances*tight.gpusPer) * r.a.UsableBytes(g)
+	return tight, nil
+}
+
+// sizeTrainingWithin is sizeTraining with usable bytes per GPU.
+func (r *request) sizeTrainingWithin(usable float64, g GPU, prec Precision, gpusPer, maxInstances int, overhead float64, where string) (plan, error) {
 	tm := EstimateTrainingMemory(r.Job, r.model, prec, r.SeqLen, r.a)
 	tps := tensorParallelDegrees(g, gpusPer)
 	if maxTP := tps[len(tps)-1]; tm.ActivationBytesPerGPU/float64(maxTP) >= usable {
@@ -739,15 +881,15 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 	if !multiNode {
 		maxInstances = 1
 	}
-	speed := r.trainingSpeedOn(g, prec)
-	kStart, err := r.fewestTrainingInstances(speed, gpusPer, maxInstances, multiNode, overhead, where)
+	s := trainingSpeed{r: r, g: g, prec: prec, perNode: gpusPer, tm: tm, tps: tps, usable: usable}
+	kStart, err := r.fewestTrainingInstances(s, maxInstances, multiNode, overhead, where)
 	if err != nil {
 		return plan{}, err
 	}
 	var lastErr error
 	for k := kStart; k <= maxInstances; k++ {
 		n := k * gpusPer
-		tp := fittingTensorParallel(tm, tps, n, usable)
+		tp := s.fastestTensorParallel(k)
 		if tp == 0 {
 			lastErr = &memoryError{need: tm.Total(n, tps[len(tps)-1]), have: float64(n) * usable}
 			// Memory per GPU falls with more GPUs only through the sharded states: jump to the
@@ -759,18 +901,26 @@ func (r *request) sizeTraining(g GPU, prec Precision, gpusPer, maxInstances int,
 			}
 			continue
 		}
-		return trainingPlan(tm, speed, k, gpusPer, tp, usable), nil
+		t := s.time(k, tp)
+		if r.DeadlineHours > 0 && t.Hours*overhead > r.DeadlineHours && k < maxInstances {
+			continue // tensor parallelism costs a little time: one more instance
+		}
+		p := trainingPlan(tm, t, k, gpusPer, tp, usable)
+		if r.fitOnly {
+			p.hours, p.detail = 0, strings.SplitN(p.detail, "; ", 2)[0]
+		}
+		return p, nil
 	}
 	if me, ok := lastErr.(*memoryError); ok && maxInstances > 1 {
-		return plan{}, fmt.Errorf("%s (even on %d GPUs)", me.Error(), maxInstances*gpusPer)
+		return plan{}, &memoryError{need: me.need, have: me.have, suffix: fmt.Sprintf(" (even on %d GPUs)", maxInstances*gpusPer)}
 	}
 	return plan{}, lastErr
 }
 
 // tensorParallelDegrees returns the tensor-parallel degrees to try on an
 // instance of gpusPer GPUs of g: 1 (plain ZeRO-3/FSDP data parallelism),
-// then powers of two within one NVLink-class machine, used only when
-// plain data parallelism does not fit.
+// then powers of two within one NVLink-class machine; the fastest degree
+// that fits is used (fastestTensorParallel).
 func tensorParallelDegrees(g GPU, gpusPer int) []int {
 	tps := []int{1}
 	if g.FastInterconnect() {
@@ -781,124 +931,164 @@ func tensorParallelDegrees(g GPU, gpusPer int) []int {
 	return tps
 }
 
-// fittingTensorParallel returns the smallest of the degrees tps at which
-// the job fits n GPUs of usable bytes each, or 0 when none does.
-func fittingTensorParallel(tm TrainingMemory, tps []int, n int, usable float64) int {
-	for _, t := range tps {
-		if tm.PerGPU(n, t) <= usable {
-			return t
+// fastestTensorParallel returns, of the degrees at which the job fits k
+// instances, the one that trains fastest (tensor parallelism shrinks the
+// weights each GPU gathers, at the cost of its own traffic), or 0 when
+// none fits.
+func (s trainingSpeed) fastestTensorParallel(k int) int {
+	best, bestHours := 0, math.Inf(1)
+	for _, t := range s.tps {
+		if s.tm.PerGPU(k*s.perNode, t) > s.usable {
+			continue
+		}
+		if h := s.time(k, t).Hours; h < bestHours*(1-1e-9) {
+			best, bestHours = t, h
 		}
 	}
-	return 0
+	return best
 }
 
-// trainingSpeed is how fast training runs on GPUs of one type.
+// trainingSpeed is how fast the job trains on instances of one type.
 type trainingSpeed struct {
 	r       *request
-	peak    float64 // TFLOPS at the compute precision
-	baseMFU float64
-	fast    bool // NVLink-class interconnect
+	g       GPU
+	prec    Precision
+	perNode int
+	tm      TrainingMemory
+	tps     []int
+	usable  float64
 }
 
-// trainingSpeedOn returns the speed of the job on GPUs g at precision prec.
-func (r *request) trainingSpeedOn(g GPU, prec Precision) trainingSpeed {
-	return trainingSpeed{r: r, peak: g.PeakTFLOPS(g.computePrecision(prec)), baseMFU: r.trainingMFU(), fast: g.FastInterconnect()}
+// time is the time model on k instances at tensor-parallel degree tp.
+func (s trainingSpeed) time(k, tp int) TrainingTime {
+	return s.r.trainingTime(s.g, s.prec, k*s.perNode, s.perNode, tp)
 }
 
-// hours returns the training time on n GPUs and the MFU it assumes, which
-// is reduced (penalty) for several GPUs without NVLink.
-func (s trainingSpeed) hours(n int) (hours, mfu float64, penalty bool) {
-	mfu = s.baseMFU
-	penalty = n > 1 && !s.fast
-	if penalty {
-		mfu *= s.r.a.SlowInterconnectMFUFactor
+// timeOn is the time on k instances at the tensor-parallel degree they
+// would need to hold the job (the largest when none holds it).
+func (s trainingSpeed) timeOn(k int) TrainingTime {
+	tp := s.fastestTensorParallel(k)
+	if tp == 0 {
+		tp = s.tps[len(s.tps)-1]
 	}
-	return TrainingHours(s.r.flopsFactor(), s.r.model.ActiveParams, s.r.Tokens, n, s.peak, mfu), mfu, penalty
+	return s.time(k, tp)
 }
 
-// fewestTrainingInstances returns the fewest instances of gpusPer GPUs that
-// meet the deadline (time falls as 1/instances on NVLink nodes), or why
-// none within maxInstances does.
-func (r *request) fewestTrainingInstances(speed trainingSpeed, gpusPer, maxInstances int, multiNode bool, overhead float64, where string) (int, error) {
-	h, _, _ := speed.hours(gpusPer)
+// fewestTrainingInstances returns the fewest instances that meet the
+// deadline (time falls with instances until communication and overheads
+// dominate), or why none within maxInstances does.
+func (r *request) fewestTrainingInstances(s trainingSpeed, maxInstances int, multiNode bool, overhead float64, where string) (int, error) {
+	h := s.timeOn(1).Hours
 	if !(r.DeadlineHours > 0 && h*overhead > r.DeadlineHours) {
 		return 1, nil
 	}
 	if !multiNode {
 		return 0, fmt.Errorf("takes %s h on %d GPUs, deadline %s h (a single machine: no NVLink-class nodes to add)",
-			fmtHours(h*overhead), gpusPer, fmtHours(r.DeadlineHours))
+			fmtHours(h*overhead), s.perNode, fmtHours(r.DeadlineHours))
 	}
-	k := int(math.Ceil(h * overhead / r.DeadlineHours * (1 - 1e-12)))
-	if k > maxInstances {
-		hc, _, _ := speed.hours(maxInstances * gpusPer)
-		r.limits.needGPUs(k*gpusPer, where)
-		r.limits.needHours(hc*overhead, maxInstances*gpusPer, where)
-		return 0, fmt.Errorf("takes %s h on %s GPUs (the cap), deadline %s h; needs %s GPUs",
-			fmtHours(hc*overhead), fmtInt(float64(maxInstances*gpusPer)), fmtHours(r.DeadlineHours), fmtInt(float64(k*gpusPer)))
+	meets := func(k int) bool { return s.timeOn(k).Hours*overhead <= r.DeadlineHours }
+	if !meets(maxInstances) {
+		hc := s.timeOn(maxInstances).Hours
+		r.limits.needHours(hc*overhead, maxInstances*s.perNode, where)
+		msg := fmt.Sprintf("takes %s h on %s GPUs (the cap), deadline %s h", fmtHours(hc*overhead), fmtInt(float64(maxInstances*s.perNode)), fmtHours(r.DeadlineHours))
+		// More GPUs help only until communication, overheads and failures
+		// dominate: look up to a million GPUs for a count that would do.
+		if k, ok := firstMeeting(maxInstances, max(16*maxInstances, 1e6/s.perNode), meets); ok {
+			r.limits.needGPUs(k*s.perNode, where)
+			return 0, fmt.Errorf("%s; needs %s GPUs", msg, fmtInt(float64(k*s.perNode)))
+		}
+		return 0, fmt.Errorf("%s; more GPUs would not meet it (communication, overheads and restarts grow with them)", msg)
 	}
+	k, _ := firstMeeting(1, maxInstances, meets)
 	return k, nil
 }
 
+// firstMeeting returns the least k in (lo, hi] with meets(k), by bisection
+// (meets is taken to hold from some k on), and false when meets(hi) fails.
+func firstMeeting(lo, hi int, meets func(int) bool) (int, bool) {
+	if !meets(hi) {
+		return 0, false
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if meets(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}
+
 // trainingPlan returns the plan of k instances of gpusPer GPUs at tensor
-// parallel degree tp, with the memory and MFU that explain it.
-func trainingPlan(tm TrainingMemory, speed trainingSpeed, k, gpusPer, tp int, usable float64) plan {
+// parallel degree tp, with the memory and time model that explain it.
+func trainingPlan(tm TrainingMemory, t TrainingTime, k, gpusPer, tp int, usable float64) plan {
 	n := k * gpusPer
-	hours, mfu, penalty := speed.hours(n)
-	detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); MFU %.2f",
-		fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), mfu)
+	detail := fmt.Sprintf("%s GB per GPU (states %s GB sharded over %s + activations %s GB); %s",
+		fmtGB(tm.PerGPU(n, tp)), fmtGB(tm.StatesBytes), fmtInt(float64(n)), fmtGB(tm.ActivationBytesPerGPU/float64(tp)), t.explain())
 	if tp > 1 {
 		detail += fmt.Sprintf("; tensor parallel ×%d within each node", tp)
 	}
-	if penalty {
-		detail += " (reduced: no NVLink between GPUs)"
-	}
-	return plan{instances: k, gpusPer: gpusPer, hours: hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: penalty}
+	return plan{instances: k, gpusPer: gpusPer, hours: t.Hours, memNeed: tm.Total(n, tp), memHave: float64(n) * usable, detail: detail, mfuPenalty: t.SlowLinks}
 }
 
+// sizeServing is size for serving: the fewest replicas that hold the
+// sequences in flight and meet the latency target at the load; or, when
+// none within the cap does, the fewest that hold them, marked with why the
+// target is missed.
 func (r *request) sizeServing(g GPU, prec Precision, gpusPer, maxInstances int, where string) (plan, error) {
-	t, err := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, 0, r.a)
+	est := func(k int) (ServingEstimate, error) {
+		return EstimateServing(r.model, prec, g, gpusPer, k, r.load, r.a)
+	}
+	first, err := est(1)
 	if err != nil {
 		return plan{}, err
 	}
-	perReplica := func(replicas int) Throughput {
-		b := t.MaxBatch
-		if r.Concurrency > 0 {
-			b = min(b, (r.Concurrency+replicas-1)/replicas)
+	var fallback *ServingEstimate
+	for k := 1; k <= maxInstances; k++ {
+		e := first
+		if k > 1 {
+			e, _ = est(k)
 		}
-		tt, _ := EstimateThroughput(r.model, prec, g, gpusPer, r.SeqLen, b, r.a)
-		return tt
-	}
-	k := 1
-	if r.Concurrency > 0 {
-		k = (r.Concurrency + t.MaxBatch - 1) / t.MaxBatch
-	}
-	if r.TargetTokensPerSec > 0 {
-		// Throughput grows with replicas; step up until the target is met.
-		for k <= maxInstances && float64(k)*perReplica(k).DecodeTokensPerSec < r.TargetTokensPerSec {
-			if r.Concurrency == 0 {
-				k = max(k+1, int(math.Ceil(r.TargetTokensPerSec/t.DecodeTokensPerSec)))
-				continue
-			}
-			k++
+		if e.Miss == "" {
+			return r.servingPlan(e, gpusPer), nil
+		}
+		if fallback == nil && e.Batch <= e.MaxBatch {
+			fallback = &e
 		}
 	}
-	if k > maxInstances {
-		best := perReplica(maxInstances)
-		r.limits.needGPUs(k*gpusPer, where)
-		return plan{}, fmt.Errorf("needs %d instances (%d GPUs) for the target, max %d GPUs; %d instances give %s tok/s",
-			k, k*gpusPer, r.MaxGPUs, maxInstances, fmtInt(float64(maxInstances)*best.DecodeTokensPerSec))
+	last, _ := est(maxInstances)
+	if fallback == nil {
+		// Not even the cap holds the sequences: say so, as an exclusion.
+		r.limits.needGPUs(int(math.Ceil(float64(last.Batch*maxInstances)/float64(max(last.MaxBatch, 1))))*gpusPer, where)
+		return plan{}, fmt.Errorf("%s (on %d instances, max %d GPUs)", last.Miss, maxInstances, r.MaxGPUs)
 	}
-	tt := perReplica(k)
-	delivered := float64(k) * tt.DecodeTokensPerSec
-	if r.TargetTokensPerSec > 0 {
-		delivered = r.TargetTokensPerSec
+	// The fewest replicas that hold the load; more would not meet the target
+	// within the cap either (at the cap: the miss below).
+	p := r.servingPlan(*fallback, gpusPer)
+	p.miss = fallback.Miss
+	if maxInstances > fallback.Replicas && !strings.Contains(fallback.Miss, "even at batch 1") {
+		p.miss += fmt.Sprintf("; %d replicas still miss: %s", maxInstances, last.Miss)
 	}
+	return p, nil
+}
+
+// servingPlan is the plan of one serving estimate.
+func (r *request) servingPlan(e ServingEstimate, gpusPer int) plan {
+	bound := "bandwidth-bound"
+	if !e.BandwidthBound {
+		bound = "compute-bound"
+	}
+	k := float64(e.Replicas)
 	return plan{
-		instances: k, gpusPer: gpusPer, hours: r.a.ServingHours,
-		memNeed: float64(k) * tt.MemoryNeededGB * GB, memHave: float64(k) * tt.MemoryAvailableGB * GB,
-		tokens: delivered * r.a.ServingHours * 3600, tokensPerS: delivered,
-		detail: fmt.Sprintf("%d replica(s) × batch %d at %s tok/s each", k, tt.Batch, fmtInt(tt.DecodeTokensPerSec)),
-	}, nil
+		instances: e.Replicas, gpusPer: gpusPer, hours: r.a.ServingHours,
+		memNeed: k * e.MemoryNeededBytes, memHave: k * e.MemoryAvailableBytes,
+		tokens: e.OutputTokensPerSec * r.a.ServingHours * 3600, tokensPerS: e.OutputTokensPerSec,
+		detail: fmt.Sprintf("%d replica(s), %s sequences each (KV cache room for %s); prefill %s ms per %s-token prompt (%.0f%% busy), %s decode step %s ms; TTFT %s ms, TPOT %s ms at p%g; %s output tok/s",
+			e.Replicas, fmtInt(float64(e.Batch)), fmtInt(float64(e.MaxBatch)), fmtMs(e.PrefillMs), fmtInt(float64(r.load.PromptTokens)), e.PrefillBusy*100,
+			bound, fmtMs(e.DecodeStepMs), fmtMs(e.TTFTMs), fmtMs(e.TPOTMs), r.load.Percentile, fmtInt(e.OutputTokensPerSec)),
+		serving: &e,
+	}
 }
 
 // finite reports whether v can become a decimal (NewFromFloat panics on
@@ -915,10 +1105,15 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 		Hours: round2(wall), GPUHours: round2(wall * float64(gpus)), CostUSD: cost,
 		MemoryNeededGB: round1(p.memNeed / GB), MemoryAvailableGB: round1(p.memHave / GB),
 		MemoryMarginGB: round1((p.memHave - p.memNeed) / GB),
-		HourlyUSD:      hourly, TokensPerSec: p.tokensPerS, Overhead: overhead,
+		HourlyUSD:      hourly, USDPerHour: hourly.Mul(decimal.NewFromInt(int64(p.instances))),
+		TokensPerSec: p.tokensPerS, Overhead: overhead,
 		PriceSource: in.Source, Flags: in.Flags,
 	}
 	o.Badge, o.Caveat = OfferBadge(in.Provider, g)
+	if e := p.serving; e != nil {
+		o.TTFTMs, o.TPOTMs, o.OutputTokensPerSec, o.Batch = round1(e.TTFTMs), round1(e.TPOTMs), round1(e.OutputTokensPerSec), e.Batch
+		o.Miss = p.miss
+	}
 	if !r.Job.IsTraining() && p.tokens > 0 {
 		v := decimal.NewFromFloat(wall).Mul(hourly).Mul(decimal.NewFromInt(int64(p.instances))).
 			Div(decimal.NewFromFloat(p.tokens / 1e6)).Round(4)
@@ -934,13 +1129,22 @@ func (r *request) price(in Instance, g GPU, p plan, pricing string, hourly decim
 	}
 	usable := fmt.Sprintf("usable (%.0f%% of %s GB − %s GB reserve per GPU)", r.a.MemoryFraction*100, fmtGB(g.MemoryGB*GB), fmtGB(r.a.RuntimeReserveGB*GB))
 	margin := fmt.Sprintf("margin %s GB", fmtGB(p.memHave-p.memNeed))
+	if p.tight {
+		free := float64(gpus)*r.a.TightUsableBytes(g) - p.memNeed
+		margin = fmt.Sprintf("fits, tight: %s GB free without the %.0f%% headroom", fmtGB(free), (1-r.a.MemoryFraction)*100)
+		o.Tight = true
+	}
 	if gpus == 1 {
 		fmt.Fprintf(&b, "Fits on one %s (%s of %s GB %s, %s)", g.Name, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	} else {
 		fmt.Fprintf(&b, "%s instance(s) × %d %s = %s GPUs (%s), %s of %s GB %s, %s", fmtInt(float64(p.instances)), p.gpusPer, g.Name,
 			fmtInt(float64(gpus)), link, fmtGB(p.memNeed), fmtGB(p.memHave), usable, margin)
 	}
-	fmt.Fprintf(&b, "; %s; %s h at %s/h per instance %s", p.detail, fmtHours(wall), quantity.FormatMoney(hourly, "USD"), pricing)
+	if r.fitOnly {
+		fmt.Fprintf(&b, "; %s; %s/h per instance %s (no tokens given: no time or cost)", p.detail, quantity.FormatMoney(hourly, "USD"), pricing)
+	} else {
+		fmt.Fprintf(&b, "; %s; %s h at %s/h per instance %s", p.detail, fmtHours(wall), quantity.FormatMoney(hourly, "USD"), pricing)
+	}
 	if pricing == pricingSpot {
 		fmt.Fprintf(&b, " incl. +%.1f%% interruption overhead", (overhead-1)*100)
 		if r.Job == JobServing {
@@ -1005,7 +1209,8 @@ func whyWinner(opts []Option, r *request) string {
 	w := opts[0]
 	s := fmt.Sprintf("%s %s (%s, %s) is cheapest at %s for the job", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"))
 	if r.Job == JobServing {
-		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at %s per %g h", w.Provider, w.InstanceType, w.Config(), w.Pricing, quantity.FormatMoney(w.CostUSD, "USD"), r.a.ServingHours)
+		s = fmt.Sprintf("%s %s (%s, %s) is cheapest at %s per %g h meeting %s (TTFT %s ms, TPOT %s ms expected)", w.Provider, w.InstanceType, w.Config(), w.Pricing,
+			quantity.FormatMoney(w.CostUSD, "USD"), r.a.ServingHours, r.load.target(), fmtMs(w.TTFTMs), fmtMs(w.TPOTMs))
 	}
 	if r.Job.IsTraining() {
 		s += fmt.Sprintf(", finishing in %s days", fmtHours(w.Hours/24))

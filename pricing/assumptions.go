@@ -100,9 +100,23 @@ const (
 // DefaultAssumptions and change fields; a zero Assumptions value in a request means "all defaults".
 // (JSON callers: unmarshal onto DefaultAssumptions() so omitted fields keep their defaults.)
 type Assumptions struct {
-	// MFU is the model-FLOPs utilisation of training a large (70B+) model (default 0.4); pre-training
-	// and full fine-tuning of smaller models reach a fraction of it (TrainingMFU), LoRA and QLoRA all of it.
+	// MFU, when positive, is the achievable fraction of the GPU's dense peak that training matmuls
+	// run at, for every GPU; 0 (the default) takes the figure calibrated per GPU generation
+	// (Assumptions.MatmulFraction, docs/advisor.md "Training time").
 	MFU float64 `json:"mfu"`
+	// AttentionEfficiency is the rate of attention FLOPs relative to the matmuls' (default 0.4:
+	// FlashAttention's share of a step grows with the sequence length faster than its FLOPs).
+	AttentionEfficiency float64 `json:"attention_efficiency"`
+	// GlobalBatchTokens is the tokens of one optimizer step across all GPUs (default 4M, as Llama 2
+	// and the start of Llama 3); each data-parallel rank gets its share, at least one sequence.
+	GlobalBatchTokens float64 `json:"global_batch_tokens"`
+	// StepOverheadSeconds is the time of one optimizer step not spent in matmuls or hidden
+	// communication: the optimizer update, synchronisation, logging (default 0.1 s).
+	StepOverheadSeconds float64 `json:"step_overhead_s"`
+	// GPUFailuresPerHour is λ_fail, hardware failures that restart a synchronous job, per GPU-hour
+	// (default 1.97e-5: 419 unexpected interruptions in 54 days on 16,384 H100s, The Llama 3 Herd
+	// of Models §3.3.4); each costs RestartHours and half a CheckpointIntervalHours.
+	GPUFailuresPerHour float64 `json:"gpu_failures_per_hour"`
 	// InferenceMFU is the model-FLOPs utilisation of compute-bound inference: prefill and large-batch
 	// decode (default 0.2, calibrated on published vLLM/SGLang serving benchmarks, docs/advisor.md).
 	InferenceMFU float64 `json:"inference_mfu"`
@@ -120,13 +134,13 @@ type Assumptions struct {
 	LoRAFLOPsFactor float64 `json:"lora_flops_factor"`
 	// TrainingBytesPerParam is the mixed-precision AdamW state: 2 weights + 2 grads + 12 optimizer = 16.
 	TrainingBytesPerParam float64 `json:"training_bytes_per_param"`
-	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants and 16-bit
-	// embeddings/norms (default 0.55).
+	// QLoRABytesPerParam is the 4-bit NF4 base with double-quantised constants: 4 bits + 8/64 +
+	// 32/(64·256) bits = 4.127 bits, 0.516 bytes (QLoRA paper §3); the embeddings stay 16-bit.
 	QLoRABytesPerParam float64 `json:"qlora_bytes_per_param"`
 	// AdapterFraction, when positive, is trainable LoRA parameters as a fraction of the base; 0
 	// (the default) counts them from LoRARank and the architecture. Each costs 16 bytes on the GPU
-	// (fp32 weights, grads, AdamW); QLoRA's paged optimizer keeps the 8 bytes of AdamW state in
-	// host memory when the GPU is full, so QLoRA counts 8.
+	// (fp32 weights, grads, AdamW); QLoRA's adapters are bf16 with bf16 gradients (4 bytes) and
+	// its paged optimizer keeps their AdamW state in host memory when the GPU is full.
 	AdapterFraction float64 `json:"adapter_fraction"`
 	// LoRARank is the adapter rank on every attention and MLP projection (default 16).
 	LoRARank float64 `json:"lora_rank"`
@@ -156,7 +170,10 @@ type Assumptions struct {
 // DefaultAssumptions returns the documented defaults (docs/advisor.md, "Assumptions").
 func DefaultAssumptions() Assumptions {
 	return Assumptions{
-		MFU:                       0.4,
+		AttentionEfficiency:       0.4,
+		GlobalBatchTokens:         4e6,
+		StepOverheadSeconds:       0.1,
+		GPUFailuresPerHour:        419.0 / (16384 * 54 * 24),
 		InferenceMFU:              0.2,
 		MemoryFraction:            0.9,
 		RuntimeReserveGB:          1,
@@ -164,7 +181,7 @@ func DefaultAssumptions() Assumptions {
 		TrainingFLOPsFactor:       6,
 		LoRAFLOPsFactor:           4,
 		TrainingBytesPerParam:     16,
-		QLoRABytesPerParam:        0.55,
+		QLoRABytesPerParam:        (4 + 8.0/64 + 32.0/(64*256)) / 8,
 		LoRARank:                  16,
 		MicroBatch:                1,
 		InferenceMemoryOverhead:   1,
@@ -195,7 +212,13 @@ func (a Assumptions) Validate() error {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %g", name, v))
 		}
 	}
-	frac("mfu", a.MFU)
+	if !(a.MFU >= 0 && a.MFU <= 1) {
+		errs = append(errs, fmt.Errorf("mfu must be in [0, 1] (0: by GPU generation), got %g", a.MFU))
+	}
+	frac("attention_efficiency", a.AttentionEfficiency)
+	pos("global_batch_tokens", a.GlobalBatchTokens)
+	nonneg("step_overhead_s", a.StepOverheadSeconds)
+	nonneg("gpu_failures_per_hour", a.GPUFailuresPerHour)
 	frac("inference_mfu", a.InferenceMFU)
 	frac("memory_fraction", a.MemoryFraction)
 	nonneg("runtime_reserve_gb", a.RuntimeReserveGB)

@@ -7,7 +7,7 @@ import (
 
 // What a GPU can run, how much of its memory a job can use, and how busy a
 // model of a given size keeps it (docs/advisor.md, "GPU capabilities",
-// "Usable memory" and "Training efficiency").
+// "Usable memory").
 
 // RunPrecision returns the precision job runs at on g when p is asked for,
 // with a note when it differs, or an error saying why g cannot run it:
@@ -103,33 +103,8 @@ func (a Assumptions) UsableBytes(g GPU) float64 {
 	return math.Max(g.MemoryGB*GB*a.MemoryFraction-a.RuntimeReserveGB*GB, 0)
 }
 
-// trainingEfficiency is the fraction of the large-model MFU a dense model of
-// n active parameters reaches in pre-training: small models keep GPUs less
-// busy (smaller matrices, the same communication and overheads). Points
-// log-interpolated between, calibrated on the published GPU-hours of Llama 1,
-// 2, 3.1 and 3.2 (docs/advisor.md, "Training efficiency"; pricing's
-// TestPublishedTrainingRuns).
-var trainingEfficiency = []struct{ params, factor float64 }{
-	{1e9, 0.2}, {3e9, 0.375}, {8e9, 0.625}, {70e9, 1},
-}
-
-// TrainingMFU is the MFU a pre-training or full fine-tuning run of a model
-// with activeParams reaches: a.MFU scaled by trainingEfficiency.
-func (a Assumptions) TrainingMFU(activeParams float64) float64 {
-	return a.MFU * sizeFactor(activeParams)
-}
-
-func sizeFactor(n float64) float64 {
-	pts := trainingEfficiency
-	if n <= pts[0].params {
-		return pts[0].factor
-	}
-	for i := 1; i < len(pts); i++ {
-		if n <= pts[i].params {
-			lo, hi := pts[i-1], pts[i]
-			f := math.Log(n/lo.params) / math.Log(hi.params/lo.params)
-			return lo.factor + f*(hi.factor-lo.factor)
-		}
-	}
-	return pts[len(pts)-1].factor
+// TightUsableBytes is the memory a job can use on one GPU of g without the
+// headroom MemoryFraction keeps: the card less the runtime reserve.
+func (a Assumptions) TightUsableBytes(g GPU) float64 {
+	return math.Max(g.MemoryGB*GB-a.RuntimeReserveGB*GB, 0)
 }

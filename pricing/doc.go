@@ -43,17 +43,19 @@
 //
 //   - Training and full fine-tuning: 16 B/param of mixed-precision AdamW state sharded over all GPUs
 //     (ZeRO-3/FSDP) plus activations per GPU of 34·s·b·h·L bytes (selective recompute, micro-batch
-//     1); time 6·N·D / (GPUs · peak · MFU). LoRA: weight bytes × N + adapters (0.5% of N × 16 B) +
-//     full-recompute activations 2·s·b·h·L; QLoRA the same with a 0.55 B/param 4-bit base; both
-//     4·N·D FLOPs. MoE models use total parameters for memory and active ones for FLOPs. Multi-GPU
-//     training without NVLink runs at 0.6 × MFU; several nodes are used only for 8-GPU
-//     NVLink-class machines, when memory or a deadline needs them, and tensor parallelism inside a
-//     node (activations ÷ t) only when plain sharding does not fit.
-//   - Inference: 1.2 × weight bytes + KV cache (2·layers·kv_heads·head_dim·2 bytes per token per
+//     1). LoRA: weight bytes × N + adapters × 16 B + full-recompute activations; QLoRA a 4.127-bit
+//     NF4 base with 16-bit embeddings and bf16 adapters. Time (EstimateTrainingTime): matmul FLOPs
+//     (6·N, 4·N for LoRA) at the GPU generation's calibrated fraction of peak, attention FLOPs
+//     12·L·s·d at 0.4 of that rate, FSDP and tensor-parallel traffic over the links, a per-step
+//     overhead and restarts after hardware failures. Several nodes only for 8-GPU NVLink-class
+//     machines, when memory or a deadline needs them; a fit only within the memory headroom is
+//     listed as tight.
+//   - Inference: weight bytes + KV cache (2·layers·kv_heads·head_dim·2 bytes per token per
 //     sequence, MLA latent for DeepSeek-V3) with every sequence at its full context; decode
 //     tokens/s per replica = min(η·BW·B/(W + B·KV_seq), peak·MFU/(2·N_active)); prefill is
-//     compute-bound. Batch inference hours = prompt/prefill + generated/decode; serving adds
-//     replicas until the concurrency and tokens/s target are met and is priced over 730 h.
+//     compute-bound. Batch inference hours = prompt/prefill + generated/decode. Serving
+//     (EstimateServing) adds replicas until the KV cache holds the load and the TTFT and TPOT
+//     targets hold at their percentile; the options that miss them are listed apart, with why.
 //   - Spot: wall time × (1 + λ·(restart + interval/2) + write/interval) (serving: 1 + λ·restart),
 //     considered only when AdviceRequest.Spot is set.
 //

@@ -32,10 +32,12 @@ func (t TrainingMemory) Total(n, tp int) float64 {
 
 // EstimateTrainingMemory sizes a training, full fine-tune, LoRA or QLoRA job (docs/advisor.md, "Memory fit"):
 // full: TrainingBytesPerParam (16) × N; LoRA: weight bytes × N + adapters × 16 B; QLoRA:
-// QLoRABytesPerParam (0.55) × N + adapters × 8 B (paged optimizer); adapters = Model.LoRAParams or
-// AdapterFraction × N; plus activations
-// per GPU of coef·s·b·h·L (coef 34 selective, 2 full, 34+5·a·s/h none) for one micro-batch b.
-// For MoE models N is the total parameter count.
+// QLoRABytesPerParam (NF4 with double quantisation, 4.127 bits) × the linear weights + 2 B × the
+// embeddings it leaves in 16 bits + adapters × 4 B (bf16 weights and gradients; the paged AdamW state
+// lives in host memory when the GPU is full); adapters = Model.LoRAParams or AdapterFraction × N; plus
+// activations per GPU of coef·s·b·h·L (coef 34 selective, 2 full, 34+5·a·s/h none) for one
+// micro-batch b, and with full recomputation also the one layer being recomputed (34·s·b·h) and the
+// logits (6·s·b·vocab: bf16, and fp32 for the loss). For MoE models N is the total parameter count.
 func EstimateTrainingMemory(job JobType, m Model, p Precision, seqLen int, a Assumptions) TrainingMemory {
 	n := m.Params
 	adapters := m.LoRAParams(a.LoRARank)
@@ -47,8 +49,8 @@ func EstimateTrainingMemory(job JobType, m Model, p Precision, seqLen int, a Ass
 	case JobLoRA:
 		states = p.BytesPerParam()*n + adapters*16
 	case JobQLoRA:
-		// QLoRA's paged optimizer pages the adapters' AdamW state (8 B) to host memory.
-		states = a.QLoRABytesPerParam*n + adapters*8
+		emb := m.EmbeddingParams()
+		states = a.QLoRABytesPerParam*(n-emb) + 2*emb + adapters*4
 	default:
 		states = a.TrainingBytesPerParam * n
 	}
@@ -60,16 +62,16 @@ func EstimateTrainingMemory(job JobType, m Model, p Precision, seqLen int, a Ass
 		}
 	}
 	s, b, h, L := float64(seqLen), float64(a.MicroBatch), float64(m.Hidden), float64(m.Layers)
-	var coef float64
+	var act float64
 	switch rc {
 	case RecomputeFull:
-		coef = 2
+		act = 2*s*b*h*L + 34*s*b*h + 6*s*b*float64(m.Vocab)
 	case RecomputeNone:
-		coef = 34 + 5*float64(m.Heads)*s/h
+		act = (34 + 5*float64(m.Heads)*s/h) * s * b * h * L
 	default:
-		coef = 34
+		act = 34 * s * b * h * L
 	}
-	return TrainingMemory{StatesBytes: states, ActivationBytesPerGPU: coef * s * b * h * L, Recompute: rc}
+	return TrainingMemory{StatesBytes: states, ActivationBytesPerGPU: act, Recompute: rc}
 }
 
 // TrainingHours is the wall-clock time of factor·N_active·D FLOPs on gpus GPUs at the given dense
@@ -144,11 +146,14 @@ func EstimateThroughput(m Model, p Precision, g GPU, gpus int, seqLen, maxBatch 
 }
 
 // memoryError is a "needs X GB, Y GB available" shortfall.
-type memoryError struct{ need, have float64 }
+type memoryError struct {
+	need, have float64
+	suffix     string
+}
 
 // Error reads like "needs 131.4 GB, 80 GB available".
 func (e *memoryError) Error() string {
-	return fmt.Sprintf("needs %s GB, %s GB available", fmtGB(e.need), fmtGB(e.have))
+	return fmt.Sprintf("needs %s GB, %s GB available%s", fmtGB(e.need), fmtGB(e.have), e.suffix)
 }
 
 func fmtGB(bytes float64) string {

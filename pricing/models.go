@@ -33,6 +33,10 @@ type Model struct {
 	// (MoE; 0 or 1 for dense). They size LoRA adapters.
 	FFN     int `json:"ffn,omitempty"`
 	Experts int `json:"experts,omitempty"`
+	// Vocab is the vocabulary size; TiedEmbeddings says the output layer shares the input
+	// embedding's weights. They size the 16-bit embeddings QLoRA does not quantise and the logits.
+	Vocab          int  `json:"vocab,omitempty"`
+	TiedEmbeddings bool `json:"tied_embeddings,omitempty"`
 	// MoE is true for mixture-of-experts models.
 	MoE bool `json:"moe"`
 	// Custom is true for a model derived from a bare parameter count (see CustomModel).
@@ -53,27 +57,46 @@ func (m Model) KVBytesPerToken(bytesPerValue float64) float64 {
 
 // The open models the advisor knows by name; architecture figures from each model's config.json.
 var knownModels = []Model{
-	dense("llama-3.2-1b", 1.24e9, 16, 2048, 32, 8, 64, 8192),
-	dense("llama-3.2-3b", 3.21e9, 28, 3072, 24, 8, 128, 8192),
-	dense("llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336),
-	dense("llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672),
-	dense("llama-3.3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672),
-	dense("llama-3.1-405b", 405.9e9, 126, 16384, 128, 8, 128, 53248),
-	dense("mistral-7b", 7.25e9, 32, 4096, 32, 8, 128, 14336),
-	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Experts: 8, MoE: true,
+	vocab(dense("llama-3.2-1b", 1.24e9, 16, 2048, 32, 8, 64, 8192), 128256, true),
+	vocab(dense("llama-3.2-3b", 3.21e9, 28, 3072, 24, 8, 128, 8192), 128256, true),
+	vocab(dense("llama-3.1-8b", 8.03e9, 32, 4096, 32, 8, 128, 14336), 128256, false),
+	vocab(dense("llama-3.1-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672), 128256, false),
+	vocab(dense("llama-3.3-70b", 70.6e9, 80, 8192, 64, 8, 128, 28672), 128256, false),
+	vocab(dense("llama-3.1-405b", 405.9e9, 126, 16384, 128, 8, 128, 53248), 128256, false),
+	vocab(dense("mistral-7b", 7.25e9, 32, 4096, 32, 8, 128, 14336), 32768, false),
+	{Name: "mixtral-8x7b", Params: 46.7e9, ActiveParams: 12.9e9, Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, HeadDim: 128, FFN: 14336, Experts: 8, MoE: true, Vocab: 32000,
 		Notes: "MoE: 8 experts, 2 active per token; memory from 46.7B total, FLOPs from 12.9B active"},
-	dense("qwen2.5-7b", 7.62e9, 28, 3584, 28, 4, 128, 18944),
-	dense("qwen2.5-72b", 72.7e9, 80, 8192, 64, 8, 128, 29568),
-	dense("qwen3-32b", 32.8e9, 64, 5120, 64, 8, 128, 25600),
-	dense("gemma-2-9b", 9.24e9, 42, 3584, 16, 8, 256, 14336),
-	dense("gemma-2-27b", 27.2e9, 46, 4608, 32, 16, 128, 36864),
-	{Name: "deepseek-v3", Params: 671e9, ActiveParams: 37e9, Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, HeadDim: 128, KVLatentDim: 576, FFN: 2048, Experts: 257, MoE: true,
+	vocab(dense("qwen2.5-7b", 7.62e9, 28, 3584, 28, 4, 128, 18944), 152064, false),
+	vocab(dense("qwen2.5-72b", 72.7e9, 80, 8192, 64, 8, 128, 29568), 152064, false),
+	vocab(dense("qwen3-32b", 32.8e9, 64, 5120, 64, 8, 128, 25600), 151936, false),
+	vocab(dense("gemma-2-9b", 9.24e9, 42, 3584, 16, 8, 256, 14336), 256000, true),
+	vocab(dense("gemma-2-27b", 27.2e9, 46, 4608, 32, 16, 128, 36864), 256000, true),
+	{Name: "deepseek-v3", Params: 671e9, ActiveParams: 37e9, Layers: 61, Hidden: 7168, Heads: 128, KVHeads: 128, HeadDim: 128, KVLatentDim: 576, FFN: 2048, Experts: 257, MoE: true, Vocab: 129280,
 		Notes: "MoE: 671B total, 37B active per token; MLA KV cache assumed at 576 values (512 latent + 64 RoPE key) per token per layer, i.e. 70 KB/token in bf16; multi-token-prediction head ignored"},
 }
 
 func dense(name string, params float64, layers, hidden, heads, kvHeads, headDim, ffn int) Model {
 	return Model{Name: name, Params: params, ActiveParams: params, Layers: layers, Hidden: hidden,
 		Heads: heads, KVHeads: kvHeads, HeadDim: headDim, FFN: ffn}
+}
+
+func vocab(m Model, v int, tied bool) Model {
+	m.Vocab, m.TiedEmbeddings = v, tied
+	return m
+}
+
+// customVocab is the vocabulary a model given by its parameter count is
+// assumed to have: LLaMA's and Llama 2's 32,000.
+const customVocab = 32000
+
+// EmbeddingParams is the parameters of the input embedding and, unless
+// tied, the output layer: vocab · hidden each.
+func (m Model) EmbeddingParams() float64 {
+	e := float64(m.Vocab) * float64(m.Hidden)
+	if !m.TiedEmbeddings {
+		e *= 2
+	}
+	return math.Min(e, m.Params)
 }
 
 // LoRAParams is the trainable parameters of rank-r LoRA adapters on every
@@ -170,8 +193,8 @@ func CustomModel(params float64) (Model, error) {
 	kv := min(8, heads)
 	return Model{
 		Name: fmt.Sprintf("custom-%s", HumanCount(params)), Params: params, ActiveParams: params,
-		Layers: layers, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: 128, Custom: true,
-		Notes: fmt.Sprintf("assumed Llama-like dense architecture: %d layers, hidden %d, %d heads of 128, %d KV heads (GQA)", layers, h, heads, kv),
+		Layers: layers, Hidden: h, Heads: heads, KVHeads: kv, HeadDim: 128, Custom: true, Vocab: customVocab,
+		Notes: fmt.Sprintf("assumed Llama-like dense architecture: %d layers, hidden %d, %d heads of 128, %d KV heads (GQA), a %s-token vocabulary", layers, h, heads, kv, fmtInt(customVocab)),
 	}, nil
 }
 

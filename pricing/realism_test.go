@@ -7,7 +7,7 @@ import (
 )
 
 // The advisor's answers checked against what an ML engineer knows and what
-// was published (docs/advisor.md, "Checked against published figures").
+// was published (docs/advisor.md, "Calibration").
 
 func TestQLoRA70BAtBF16NeverRunsBF16OnV100(t *testing.T) {
 	t.Parallel()
@@ -56,9 +56,10 @@ func TestQLoRA70BAtBF16NeverRunsBF16OnV100(t *testing.T) {
 
 func TestQLoRA70BFitsOn48GBCards(t *testing.T) {
 	t.Parallel()
-	// Llama 3.1 70B at the QLoRA paper's 512-token sequences: base 0.55 · 70.6e9 = 38.83 GB,
-	// rank-16 adapters 207M × 8 B = 1.66 GB, activations 2 · 512 · 8192 · 80 = 0.67 GB → 41.2 GB of
-	// the 0.9 · 48 − 1 = 42.2 GB usable on one L40S, A6000 or A40.
+	// Llama 3.1 70B at the QLoRA paper's 512-token sequences: NF4 base 0.5159 · (70.6e9 − 2.1e9) +
+	// 2 · 2.1e9 (16-bit embeddings and output layer) = 39.54 GB, rank-16 adapters 207M × 4 B = 0.83 GB,
+	// activations 2·512·8192·80 + 34·512·8192 + 6·512·128256 = 1.21 GB → 41.6 GB of the
+	// 0.9 · 48 − 1 = 42.2 GB usable on one L40S, A6000 or A40.
 	for _, gpu := range []string{"L40S", "A6000", "A40"} {
 		a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-70b", Tokens: 1e7, SeqLen: 512, GPU: gpu, MaxOptions: -1}, nil)
 		var single *Option
@@ -71,15 +72,15 @@ func TestQLoRA70BFitsOn48GBCards(t *testing.T) {
 		if single == nil {
 			t.Fatalf("%s: no single-GPU option; excluded %+v", gpu, a.Excluded)
 		}
-		approx(t, gpu+" memory needed", single.MemoryNeededGB, 41.2, 0.003)
-		if single.MemoryAvailableGB != 42.2 || !strings.Contains(single.Reason, "margin 1 GB") {
+		approx(t, gpu+" memory needed", single.MemoryNeededGB, 41.6, 0.003)
+		if single.MemoryAvailableGB != 42.2 || !strings.Contains(single.Reason, "margin 0.6 GB") {
 			t.Errorf("%s: available %g, reason %q", gpu, single.MemoryAvailableGB, single.Reason)
 		}
 	}
-	// At 4,096-token sequences the checkpointed activations (5.4 GB) no longer fit one 48 GB card:
-	// the exclusion says by how much, and two cards (states sharded) do.
+	// At 4,096-token sequences the activations (5.37 + 1.14 + 3.15 = 9.66 GB) no longer fit one 48 GB
+	// card, not even without the headroom: the exclusion says by how much, and two cards do.
 	a := mustAdvise(t, AdviceRequest{Job: JobQLoRA, Model: "llama-3.1-70b", Tokens: 1e7, GPU: "L40S", MaxOptions: -1}, nil)
-	if e, ok := findExcluded(a, "g6e.xlarge"); !ok || e.Reason != "needs 45.9 GB, 42.2 GB available" {
+	if e, ok := findExcluded(a, "g6e.xlarge"); !ok || e.Reason != "needs 50 GB, 42.2 GB available" {
 		t.Errorf("g6e.xlarge exclusion = %+v", e)
 	}
 	if len(a.Options) == 0 || a.Options[0].GPUs < 2 {
@@ -93,7 +94,7 @@ func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
 	off := false
 	a := mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 600, GPU: "RTX3090", MaxOptions: -1, DatacenterOnly: &off}, nil)
 	var multi int
-	for _, o := range a.Options {
+	for _, o := range append(append([]Option{}, a.Options...), a.MissedTarget...) {
 		if o.GPUs != o.Instances*o.GPUsPerInstance {
 			t.Errorf("%s: %d GPUs ≠ %d × %d", o.InstanceType, o.GPUs, o.Instances, o.GPUsPerInstance)
 		}
@@ -111,16 +112,24 @@ func TestMultiInstanceShowsInstancesTimesGPUs(t *testing.T) {
 	if multi == 0 {
 		t.Fatal("no multi-instance option")
 	}
-	// The summary carries the winner's caveat.
-	if !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
-		t.Errorf("summary %q lacks the caveat %q", a.Summary, a.Options[0].Caveat)
+	// 600 users at 50 ms a token is beyond RTX 3090s: none meets the target, and the summary says
+	// what the cheapest that holds the load misses.
+	if len(a.Options) != 0 || len(a.MissedTarget) == 0 || !strings.Contains(a.Summary, a.MissedTarget[0].Miss) ||
+		!strings.HasPrefix(a.Summary, "No configuration meets TTFT ≤ 2,000 ms and TPOT ≤ 50.0 ms at p90 for 600 users") {
+		t.Errorf("summary %q", a.Summary)
+	}
+	// With a latency target they can meet, the summary carries the winner's caveat.
+	a = mustAdvise(t, AdviceRequest{Job: JobServing, Model: "llama-3.1-8b", Concurrency: 64, TPOTMs: 200, GPU: "RTX3090", MaxOptions: -1, DatacenterOnly: &off}, nil)
+	if len(a.Options) == 0 || !strings.HasSuffix(a.Summary, a.Options[0].Caveat) {
+		t.Errorf("summary %q lacks the winner's caveat", a.Summary)
 	}
 }
 
 func TestTraining405BGetsAClusterWithinTheDefaultDeadline(t *testing.T) {
 	t.Parallel()
-	// Llama 3.1 405B on 15.6T tokens: 3.8e25 FLOPs. No deadline or GPU cap given: 60 days, and a
-	// cap derived from the job (4× what B200s need), so the answer is a cluster, not 20 years.
+	// Llama 3.1 405B on 15.6T tokens, no deadline or GPU cap given: 60 days, and a cap derived from
+	// the job (8× what B200s would need at their single-GPU rate), so the answer is a cluster, not
+	// 20 years.
 	a := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12, MaxOptions: -1}, nil)
 	if len(a.Options) == 0 {
 		t.Fatalf("no options: %s", a.Summary)
@@ -134,62 +143,25 @@ func TestTraining405BGetsAClusterWithinTheDefaultDeadline(t *testing.T) {
 		}
 	}
 	w := a.Options[0]
-	if w.GPUs < 4000 || !strings.Contains(a.Summary, "finishing in") {
-		t.Errorf("winner %d GPUs, summary %q", w.GPUs, a.Summary)
+	if w.GPUs < 4000 || !strings.Contains(a.Summary, "finishing in") || !strings.Contains(w.Reason, "restarts after hardware failures") {
+		t.Errorf("winner %d GPUs, summary %q, reason %q", w.GPUs, a.Summary, w.Reason)
 	}
-	t.Logf("405B: %s; cap %d GPUs", a.Summary, a.Assumptions.MaxGPUs)
+	t.Logf("405B in 60 days: %s", a.Summary)
+
+	// Communication and restarts grow with the cluster (FSDP moves 3·2·405.9e9/8 bytes per GPU a
+	// step; a restart comes every 1/(GPUs · 1.97e-5) hours): finishing sooner costs GPU-hours. The
+	// same job given 120 days takes fewer GPU-hours on the same instance type.
+	slow := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12, DeadlineHours: 120 * 24,
+		GPU: w.GPU, Providers: []string{w.Provider}, MaxOptions: -1}, nil)
+	o, ok := findOption(slow, w.Provider, w.InstanceType, w.Pricing)
+	if !ok || o.GPUHours >= w.GPUHours || o.GPUs >= w.GPUs {
+		t.Errorf("120 days: %+v (found %v); 60 days: %d GPUs, %g GPU-hours", o, ok, w.GPUs, w.GPUHours)
+	}
 
 	// With the old fixed cap of 64 GPUs nothing fits, and the summary says which limit to raise to what.
 	c := mustAdvise(t, AdviceRequest{Job: JobTraining, Model: "llama-3.1-405b", Tokens: 15.6e12, MaxGPUs: 64, Providers: []string{"aws"}}, nil)
 	if len(c.Options) != 0 || !strings.Contains(c.Summary, "raise max_gpus to ") || !strings.Contains(c.Summary, "raise the deadline to ") {
 		t.Errorf("capped summary = %q", c.Summary)
-	}
-}
-
-// publishedRun is a pre-training run whose GPU-hours its model card or
-// paper gives.
-type publishedRun struct {
-	name     string
-	params   float64 // parameters
-	tokens   float64 // pre-training tokens
-	gpu      string
-	gpuHours float64 // published
-	source   string
-}
-
-// publishedRuns are the pre-training GPU-hours the training defaults are
-// checked against (docs/advisor.md, "Checked against published figures").
-var publishedRuns = []publishedRun{
-	{"Llama 3.1 8B", 8.03e9, 15e12, "H100", 1.46e6, "Llama 3.1 model card (meta-llama/llama-models, models/llama3_1/MODEL_CARD.md): 1.46M H100-80GB GPU-hours, 15T+ tokens"},
-	{"Llama 3.1 70B", 70.6e9, 15e12, "H100", 7.0e6, "Llama 3.1 model card: 7.0M H100-80GB GPU-hours"},
-	{"Llama 3.1 405B", 405.9e9, 15.6e12, "H100", 30.84e6, "Llama 3.1 model card: 30.84M GPU-hours; 15.6T tokens per The Llama 3 Herd of Models (arXiv:2407.21783)"},
-	{"Llama 3 8B", 8.03e9, 15e12, "H100", 1.3e6, "Llama 3 model card (meta-llama/llama3, MODEL_CARD.md): 1.3M H100-80GB GPU-hours, 15T+ tokens"},
-	{"Llama 3 70B", 70.6e9, 15e12, "H100", 6.4e6, "Llama 3 model card: 6.4M H100-80GB GPU-hours"},
-	{"Llama 3.2 1B", 1.23e9, 9e12, "H100", 370e3, "Llama 3.2 model card (models/llama3_2/MODEL_CARD.md): 370k H100-80GB GPU-hours, up to 9T tokens"},
-	{"Llama 3.2 3B", 3.21e9, 9e12, "H100", 460e3, "Llama 3.2 model card: 460k H100-80GB GPU-hours, up to 9T tokens"},
-	{"Llama 2 7B", 6.74e9, 2e12, "A100-80GB", 184320, "Llama 2 model card / arXiv:2307.09288 Table 2: 184,320 A100-80GB GPU-hours, 2T tokens"},
-	{"Llama 2 13B", 13.0e9, 2e12, "A100-80GB", 368640, "Llama 2 model card: 368,640 A100-80GB GPU-hours"},
-	{"Llama 2 70B", 69e9, 2e12, "A100-80GB", 1720320, "Llama 2 model card: 1,720,320 A100-80GB GPU-hours"},
-	{"LLaMA 7B", 6.7e9, 1e12, "A100-80GB", 82432, "LLaMA (Touvron et al. 2023, arXiv:2302.13971) Table 15: 82,432 A100-80GB GPU-hours, 1.0T tokens"},
-	{"LLaMA 13B", 13.0e9, 1e12, "A100-80GB", 135168, "LLaMA Table 15: 135,168 GPU-hours, 1.0T tokens"},
-	{"LLaMA 33B", 32.5e9, 1.4e12, "A100-80GB", 530432, "LLaMA Table 15: 530,432 GPU-hours, 1.4T tokens"},
-	{"LLaMA 65B", 65.2e9, 1.4e12, "A100-80GB", 1022362, "LLaMA Table 15: 1,022,362 GPU-hours, 1.4T tokens"},
-}
-
-func TestPublishedTrainingRunsWithin2x(t *testing.T) {
-	t.Parallel()
-	for _, run := range publishedRuns {
-		a := mustAdvise(t, AdviceRequest{Job: JobTraining, Params: run.params, Tokens: run.tokens, GPU: run.gpu, MaxOptions: 1}, nil)
-		if len(a.Options) == 0 {
-			t.Errorf("%s: no option: %s", run.name, a.Summary)
-			continue
-		}
-		ratio := a.Options[0].GPUHours / run.gpuHours
-		t.Logf("%-15s %-9s published %11s GPU-h, model %11s GPU-h, ratio %.2f", run.name, run.gpu,
-			fmtInt(run.gpuHours), fmtInt(a.Options[0].GPUHours), ratio)
-		if ratio < 0.5 || ratio > 2 {
-			t.Errorf("%s: model %.0f GPU-hours vs published %.0f (ratio %.2f), want within 2×", run.name, a.Options[0].GPUHours, run.gpuHours, ratio)
-		}
 	}
 }
 
@@ -221,7 +193,7 @@ var servingBenchmarks = []servingBenchmark{
 		"vllm-project/vllm pull #29217 (before the kernel tuning): 1000 ShareGPT prompts, 217,393 input + 189,963 output tokens, 1,333.62 total tok/s"},
 }
 
-func TestServingBenchmarksWithin1_5x(t *testing.T) {
+func TestServingBenchmarksWithin1_4x(t *testing.T) {
 	t.Parallel()
 	a := DefaultAssumptions()
 	for _, b := range servingBenchmarks {
@@ -239,8 +211,8 @@ func TestServingBenchmarksWithin1_5x(t *testing.T) {
 		ratio := got / b.total
 		t.Logf("%-45s published %7s tok/s, model %7s tok/s (batch %d, %s), ratio %.2f", b.name, fmtInt(b.total), fmtInt(got),
 			tp.Batch, map[bool]string{true: "bandwidth-bound", false: "compute-bound"}[tp.BandwidthBound], ratio)
-		if ratio < 1/1.5 || ratio > 1.5 || math.IsNaN(ratio) {
-			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.5×", b.name, got, b.total, ratio)
+		if ratio < 1/1.4 || ratio > 1.4 || math.IsNaN(ratio) {
+			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.4×", b.name, got, b.total, ratio)
 		}
 	}
 }
@@ -266,6 +238,37 @@ func BenchmarkBreakEvenMix(b *testing.B) {
 	for b.Loop() {
 		if _, err := BreakEven(in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestServingLatencyModelMatchesPublishedThroughput runs the serving
+// latency model on the published benchmarks' load (256 requests in flight,
+// vLLM's default cap, with ShareGPT's ≈215-token prompts and ≈200-token
+// answers) and checks the tokens per second it serves within 1.4×.
+func TestServingLatencyModelMatchesPublishedThroughput(t *testing.T) {
+	t.Parallel()
+	a := DefaultAssumptions()
+	for _, b := range servingBenchmarks {
+		m, _ := LookupModel(b.model)
+		g, _ := DefaultCatalog().GPU(b.gpu)
+		load := ServingLoad{Concurrency: 256, PromptTokens: 215, OutputTokens: 200, TTFTMs: 1e9, TPOTMs: 1e9, Percentile: 50}
+		e, err := EstimateServing(m, b.precision, g, b.gpus, 1, load, a)
+		if err != nil {
+			t.Errorf("%s: %v", b.name, err)
+			continue
+		}
+		if e.Batch > e.MaxBatch {
+			// As vLLM does, run the sequences the KV cache holds.
+			load.Concurrency = e.MaxBatch
+			e, _ = EstimateServing(m, b.precision, g, b.gpus, 1, load, a)
+		}
+		got := e.RequestsPerSec * float64(load.PromptTokens+load.OutputTokens)
+		ratio := got / b.total
+		t.Logf("%-45s published %7s tok/s, model %7s tok/s (batch %d, TTFT %s ms, TPOT %s ms), ratio %.2f", b.name, fmtInt(b.total), fmtInt(got),
+			e.Batch, fmtMs(e.TTFTMs), fmtMs(e.TPOTMs), ratio)
+		if ratio < 1/1.4 || ratio > 1.4 || math.IsNaN(ratio) {
+			t.Errorf("%s: model %.0f tok/s vs published %.0f (ratio %.2f), want within 1.4×", b.name, got, b.total, ratio)
 		}
 	}
 }

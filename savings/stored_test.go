@@ -318,12 +318,8 @@ func TestRefreshJob(t *testing.T) {
 	stored(t, st, org, now, "after the job", false)
 
 	// An org deleted takes its report with it, and its refresh finds
-	// nothing to do. (daily_spend goes first, as in the store's tests: its
-	// cascade would fire the triggers that keep daily_spend_by.)
-	if _, err := st.Pool().Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1`, org.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Pool().Exec(ctx, `DELETE FROM orgs WHERE id = $1`, org.ID); err != nil {
+	// nothing to do.
+	if err := st.DeleteOrg(ctx, org.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Work(ctx, job); err != nil {

@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/label"
 )
 
 // APITokenPrefix starts every API token, so that leaked tokens are easy to
@@ -25,6 +28,9 @@ type APIToken struct {
 	CreatedAt    time.Time
 	LastUsedAt   *time.Time
 	RevokedAt    *time.Time
+	// Role is what the token may do: its maker's role in the org now, not
+	// when it was made. Set by APITokenBySecret only.
+	Role access.Role
 }
 
 const apiTokenColumns = "org_id, id, name, prefix, coalesce(created_by, 0), created_at, last_used_at, revoked_at"
@@ -43,7 +49,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, orgID int64, name string, cr
 	t, err := scanAPIToken(s.q.QueryRow(ctx, `
 		INSERT INTO api_tokens (org_id, name, prefix, token_hash, created_by)
 		VALUES ($1, $2, $3, $4, NULLIF($5, 0))
-		RETURNING `+apiTokenColumns, orgID, name, secret[:len(APITokenPrefix)+6], hashSecret(secret), createdBy))
+		RETURNING `+apiTokenColumns, orgID, label.Clean(name), secret[:len(APITokenPrefix)+6], hashSecret(secret), createdBy))
 	if err != nil {
 		return APIToken{}, "", mapError("create api token", err)
 	}
@@ -74,26 +80,38 @@ func (s *Store) APITokens(ctx context.Context, orgID int64) ([]APIToken, error) 
 // one round trip, and marks it used: at most once a minute, the precision
 // Settings shows. A script that polls every second would otherwise write,
 // and wait for the disk to commit, on every request.
-// Returns ErrNotFound for an unknown or revoked token.
+//
+// A token acts as its maker does now: Role is the maker's current role in
+// the org, so a demotion narrows their tokens at once, and a token whose
+// maker is no longer a member (removed, or their account deleted) does not
+// work at all.
+// Returns ErrNotFound for an unknown or revoked token, or one whose maker
+// is no longer a member.
 func (s *Store) APITokenBySecret(ctx context.Context, secret string) (APIToken, Org, error) {
 	hash := hashSecret(secret)
 	b := &pgx.Batch{}
 	b.Queue(`
-		WITH used AS (
-			UPDATE api_tokens SET last_used_at = now()
-			WHERE token_hash = $1 AND revoked_at IS NULL
-				AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
-			RETURNING *
+		WITH live AS (
+			SELECT t.org_id, t.id, m.role
+			FROM api_tokens t JOIN memberships m ON m.org_id = t.org_id AND m.user_id = t.created_by
+			WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+		), used AS (
+			UPDATE api_tokens t SET last_used_at = now()
+			FROM live
+			WHERE t.org_id = live.org_id AND t.id = live.id
+				AND (t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute')
+			RETURNING t.*
 		)
-		SELECT `+apiTokenColumns+` FROM used
+		SELECT `+apiTokenColumns+`, (SELECT role FROM live) FROM used
 		UNION ALL
-		SELECT `+apiTokenColumns+` FROM api_tokens
-		WHERE token_hash = $1 AND revoked_at IS NULL AND NOT EXISTS (SELECT FROM used)`, hash)
+		SELECT `+apiTokenColumns+`, (SELECT role FROM live) FROM api_tokens
+		WHERE (org_id, id) IN (SELECT org_id, id FROM live) AND NOT EXISTS (SELECT FROM used)`, hash)
 	b.Queue(`SELECT `+orgColumns+` FROM orgs
 		WHERE id = (SELECT org_id FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL)`, hash)
 	br := s.q.SendBatch(ctx, b)
 	defer br.Close()
-	t, err := scanAPIToken(br.QueryRow())
+	var t APIToken
+	err := br.QueryRow().Scan(&t.OrgID, &t.ID, &t.Name, &t.Prefix, &t.CreatedBy, &t.CreatedAt, &t.LastUsedAt, &t.RevokedAt, &t.Role)
 	if err != nil {
 		return APIToken{}, Org{}, mapError("get api token", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -66,5 +67,45 @@ func TestAPITokenBySecret(t *testing.T) {
 	}
 	if _, _, err := st.APITokenBySecret(ctx, secret); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("revoked: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestAPITokenActsAsItsMakerNow: a token carries its maker's role as it is
+// now, not as it was when made, and stops working when they are no longer
+// a member, even with the token itself never revoked.
+func TestAPITokenActsAsItsMakerNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	admin := storetest.Member(t, st, org, access.Admin)
+	_, secret, err := st.CreateAPIToken(ctx, org.ID, "ci", admin.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := func() access.Role {
+		t.Helper()
+		tok, _, err := st.APITokenBySecret(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok.Role
+	}
+	if r := role(); r != access.Admin {
+		t.Fatalf("made by an admin: role %q", r)
+	}
+	if _, err := storetest.Pool(st).Exec(ctx, `UPDATE memberships SET role = 'viewer' WHERE org_id = $1 AND user_id = $2`, org.ID, admin.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := role(); r != access.Viewer {
+		t.Fatalf("maker demoted to viewer: role %q", r)
+	}
+	// Their membership gone without the tokens being revoked (the store's
+	// RemoveMember revokes them too): the token dies with it.
+	if _, err := storetest.Pool(st).Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, org.ID, admin.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.APITokenBySecret(ctx, secret); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("maker no longer a member: %v, want ErrNotFound", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // BudgetScope is the slice of spend a budget covers: every field set must
@@ -105,7 +107,7 @@ func (in BudgetInput) args() ([]any, error) {
 	if rc == nil {
 		rc = []string{}
 	}
-	return []any{in.Name, in.Amount, in.Currency, in.Period, scope, th, rc}, nil
+	return []any{label.Clean(in.Name), in.Amount, in.Currency, in.Period, scope, th, rc}, nil
 }
 
 // Budget returns orgID's budget id. Returns ErrNotFound if there is none

@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
-
-	"github.com/burnrate/burnrate/quantity"
 )
 
 // Charge is one normalised cost row (docs/data-model.md, "Imports and charges"), as written to charges.
@@ -129,92 +127,6 @@ type restatement struct {
 	period  time.Time
 }
 
-// rollupKey is daily_spend's key within one org.
-type rollupKey struct {
-	day                                                                         time.Time
-	source, provider, service, subAccount, team, model, category, gpu, currency string
-}
-
-type rollupSums struct {
-	billed, effective, gpuHours           quantity.Sum
-	input, output, cached, requests, rows int64
-}
-
-// rollup adds up rows per daily_spend key as they stream past, so that a
-// cloud export's rollup costs no second pass over its rows in Postgres.
-type rollup struct {
-	loc   *time.Location
-	sums  map[rollupKey]*rollupSums
-	hours llmHours // llm_hourly's sums, beside
-}
-
-func (r *rollup) add(ch *Charge) {
-	t := ch.ChargePeriodStart.In(r.loc)
-	k := rollupKey{
-		day: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), source: ch.Source, provider: ch.ProviderName,
-		service: ch.ServiceName, subAccount: ch.SubAccountID, team: ch.Team, model: ch.Model, category: ch.ChargeCategory,
-		gpu: ch.GPUType, currency: ch.BillingCurrency,
-	}
-	s := r.sums[k]
-	if s == nil {
-		s = &rollupSums{}
-		r.sums[k] = s
-	}
-	s.billed.Add(ch.BilledCost)
-	s.effective.Add(ch.EffectiveCost)
-	if !ch.GPUHours.IsZero() {
-		s.gpuHours.Add(ch.GPUHours)
-	}
-	s.input += ch.InputTokens
-	s.output += ch.OutputTokens
-	s.cached += ch.CachedTokens
-	s.requests += ch.Requests
-	s.rows++
-	r.hours.add(ch)
-}
-
-// totals sums the rollup per currency, in basis's cost.
-func (r *rollup) totals(basis CostBasis) map[string]decimal.Decimal {
-	out := map[string]decimal.Decimal{}
-	for k, v := range r.sums {
-		amount := v.billed.Value()
-		if basis == CostAmortized {
-			amount = v.effective.Value()
-		}
-		out[k.currency] = out[k.currency].Add(amount)
-	}
-	return out
-}
-
-// write upserts the sums into daily_spend in one statement, and the hours
-// into llm_hourly in another.
-func (r *rollup) write(ctx context.Context, q querier, orgID int64) error {
-	n := len(r.sums)
-	days := make([]time.Time, 0, n)
-	var source, provider, service, subAccount, team, model, category, gpu, currency []string
-	var billed, effective, gpuHours []decimal.Decimal
-	var input, output, cached, requests, rows []int64
-	for k, v := range r.sums {
-		days = append(days, k.day)
-		source, provider, service = append(source, k.source), append(provider, k.provider), append(service, k.service)
-		subAccount, team, model = append(subAccount, k.subAccount), append(team, k.team), append(model, k.model)
-		category, gpu, currency = append(category, k.category), append(gpu, k.gpu), append(currency, k.currency)
-		billed, effective, gpuHours = append(billed, v.billed.Value()), append(effective, v.effective.Value()), append(gpuHours, v.gpuHours.Value())
-		input, output, cached = append(input, v.input), append(output, v.output), append(cached, v.cached)
-		requests, rows = append(requests, v.requests), append(rows, v.rows)
-	}
-	_, err := q.Exec(ctx, rollupInsert+`
-		SELECT $1, * FROM unnest($2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-			$9::text[], $10::text[], $11::text[], $12::numeric[], $13::numeric[], $14::numeric[], $15::bigint[],
-			$16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[])`+rollupUpsert,
-		orgID, days, source, provider, service, subAccount, team, model, category, gpu, currency,
-		billed, effective, gpuHours, input, output, cached, requests, rows)
-	if err != nil {
-		return err
-	}
-	return r.hours.write(ctx, q, orgID)
-}
-
 // copySource adapts a ChargeSource to pgx.CopyFromSource, noting the
 // restated periods on the way.
 type copySource struct {
@@ -222,10 +134,10 @@ type copySource struct {
 	src             ChargeSource
 	values          []any
 	periods         map[restatement]struct{}
-	rollup          *rollup    // nil when rows may be skipped: rolled up from what was inserted instead
-	gpu             *gpuRollup // likewise, for gpu_resource_daily
-	tags            []byte     // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
-	source          string     // of the rows copied (one per import)
+	rollup          *spendDelta // nil when rows may be skipped: rolled up from what was inserted instead
+	gpu             *gpuRollup  // likewise, for gpu_resource_daily
+	tags            []byte      // the row's tags as JSON, reused (pgx copies it into the COPY buffer)
+	source          string      // of the rows copied (one per import)
 	err             error
 	binary          bool    // encoded by binaryCopy: Values is not used
 	cur             *Charge // the row Next moved to
@@ -346,19 +258,6 @@ func (c *copySource) failure() error {
 	return c.src.Err()
 }
 
-// rollupColumns is daily_spend's key and measures, as aggregated from a
-// charges-shaped relation; tz is the parameter holding the org's time zone.
-func rollupSelect(from, tz, sign string) string {
-	return `
-		SELECT org_id, (charge_period_start AT TIME ZONE ` + tz + `)::date, source, provider_name, service_name,
-			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
-			` + sign + `sum(billed_cost), ` + sign + `sum(effective_cost), ` + sign + `sum(x_gpu_hours),
-			` + sign + `sum(x_input_tokens), ` + sign + `sum(x_output_tokens), ` + sign + `sum(x_cached_tokens),
-			` + sign + `sum(x_requests), ` + sign + `count(*)
-		FROM ` + from + `
-		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`
-}
-
 const rollupInsert = `
 	INSERT INTO daily_spend (org_id, day, source, provider, service, sub_account, team, model, charge_category,
 		gpu_type, currency, billed, effective, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows)`
@@ -374,22 +273,34 @@ const rollupUpsert = `
 		requests = daily_spend.requests + EXCLUDED.requests,
 		rows = daily_spend.rows + EXCLUDED.rows`
 
-// deleteCharges deletes the charges matching where (over alias c) and takes
-// them out of daily_spend, returning how many went. Rollup rows left with
-// no charges stay until dropEmptyRollups.
-func (s *Store) deleteCharges(ctx context.Context, orgID int64, tz, where string, args ...any) (int64, error) {
+// goneColumns are what the rollups need of a charge (alias c) that is
+// deleted or changed: daily_spend's key and measures, and
+// gpu_resource_daily's.
+const goneColumns = `c.charge_period_start, c.charge_period_end, c.source, c.provider_name, c.service_name,
+	c.sub_account_id, c.team, c.x_model, c.charge_category, c.x_gpu_type, c.billing_currency, c.billed_cost,
+	c.effective_cost, c.x_gpu_hours, c.x_input_tokens, c.x_output_tokens, c.x_cached_tokens, c.x_requests,
+	c.resource_id, c.x_instance_type, c.x_gpu_count, c.sku, (c.tags IS NULL OR c.tags = '{}'::jsonb) AS untagged`
+
+// deleteCharges deletes the charges matching where (over alias c; $1 is
+// the org, $2 the time zone tz) in one statement: their GPU usage leaves
+// gpu_resource_daily and their hours llm_hourly, and what they counted in
+// daily_spend is added to delta, negated, for delta.write. It returns how
+// many went.
+func (s *Store) deleteCharges(ctx context.Context, delta *spendDelta, orgID int64, tz, where string, args ...any) (int64, error) {
 	args = append([]any{orgID, tz}, args...)
-	var n int64
-	err := s.q.QueryRow(ctx, `
+	rows, err := s.q.Query(ctx, `
 		WITH gone AS (
-			DELETE FROM charges c WHERE c.org_id = $1 AND `+where+` RETURNING c.*
-		), rolled AS (
-			`+rollupInsert+rollupSelect("gone", "$2", "-")+rollupUpsert+`
+			DELETE FROM charges c WHERE c.org_id = $1 AND `+where+` RETURNING `+goneColumns+`
 		), hours AS (
 			`+llmHourlyAdd("gone", "true", "-")+`
-		)
-		SELECT count(*) FROM gone`, args...).Scan(&n)
-	return n, err
+		), gpu_delta AS (
+			`+gpuUsageRows("gone", "$2", "-", "billed_cost", "effective_cost", "x_gpu_hours")+`
+		),`+gpuCompact+deltaSelect("gone", "$2", "-"), args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := delta.addRows(rows)
+	return -n, err
 }
 
 // WriteCharges writes an import's rows and keeps daily_spend in step. Call
@@ -406,7 +317,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	tz := loc.String()
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
 	if dedupe == DedupeNone {
-		cs.rollup = &rollup{loc: loc, sums: map[rollupKey]*rollupSums{}, hours: llmHours{}}
+		cs.rollup = newSpendDelta(loc)
 		if _, ok := s.q.(pgx.Tx); ok {
 			cs.gpu = newGPURollup(orgID, loc)
 			defer cs.gpu.close()
@@ -434,8 +345,17 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		}
 		copied = n
 	}
-	if bs, ok := src.(CostBasisSource); ok && dedupe == DedupeNone {
-		res.CostBasis = bs.CostBasis()
+	// The change of the spend rollups: the rows copied (added up as they
+	// streamed past), or for keyed rows those inserted (added below), less
+	// what the import replaces.
+	delta := cs.rollup
+	if dedupe == DedupeNone {
+		if bs, ok := src.(CostBasisSource); ok {
+			res.CostBasis = bs.CostBasis()
+		}
+		res.Totals = delta.totals(res.CostBasis)
+	} else {
+		delta = newSpendDelta(loc)
 	}
 
 	switch dedupe {
@@ -462,7 +382,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 				return res, mapError("write charges: restated imports", err)
 			}
 			if len(restated) > 0 {
-				n, err := s.deleteCharges(ctx, orgID, tz, `
+				n, err := s.deleteCharges(ctx, delta, orgID, tz, `
 					c.import_id = ANY($6) AND c.source = $3 AND c.billing_account_id = $4 AND c.billing_period_start = $5`,
 					cs.source, p.account, p.period, restated)
 				if err != nil {
@@ -506,7 +426,7 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 		res.Rows = tag.RowsAffected()
 		res.SkippedRows = copied - res.Rows
 	case DedupeReplace:
-		n, err := s.deleteCharges(ctx, orgID, tz,
+		n, err := s.deleteCharges(ctx, delta, orgID, tz,
 			`c.dedupe_key <> '' AND (c.source, c.dedupe_key) IN (SELECT source, dedupe_key FROM charges_staging)`)
 		if err != nil {
 			return res, mapError("write charges: replace buckets", err)
@@ -534,14 +454,12 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	} else if _, err := s.q.Exec(ctx, gpuRollupSelect("$3", "c.import_id = $2"), orgID, importID, tz); err != nil {
 		return res, mapError("write charges: gpu rollup", err)
 	}
-	if cs.rollup != nil {
-		if err := cs.rollup.write(ctx, s.q, orgID); err != nil {
-			return res, mapError("write charges: roll up", err)
+	if cs.rollup == nil {
+		rows, err := s.q.Query(ctx, deltaSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", ""), orgID, importID, tz)
+		if err == nil {
+			_, err = delta.addRows(rows)
 		}
-		res.Totals = cs.rollup.totals(res.CostBasis)
-	} else {
-		if _, err := s.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1 AND import_id = $2", "$3", "")+rollupUpsert,
-			orgID, importID, tz); err != nil {
+		if err != nil {
 			return res, mapError("write charges: roll up", err)
 		}
 		if _, err := s.q.Exec(ctx, llmHourlyAdd("charges", "org_id = $1 AND import_id = $2", ""), orgID, importID); err != nil {
@@ -553,26 +471,15 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	}
 	if res.CostBasis != CostBoth {
 		for p := range cs.periods {
-			if err := s.separateBases(ctx, orgID, importID, tz, cs.source, p, res.CostBasis); err != nil {
+			if err := s.separateBases(ctx, delta, orgID, importID, tz, cs.source, p, res.CostBasis); err != nil {
 				return res, err
 			}
 		}
 	}
-	if err := s.dropEmptyRollups(ctx, orgID); err != nil {
-		return res, mapError("write charges", err)
+	if err := delta.write(ctx, s.q, orgID); err != nil {
+		return res, mapError("write charges: roll up", err)
 	}
 	return res, nil
-}
-
-// dropEmptyRollups deletes orgID's daily_spend (and llm_hourly) rows whose
-// charges are all gone, so that a value nothing spends on any more is no
-// filter choice.
-func (s *Store) dropEmptyRollups(ctx context.Context, orgID int64) error {
-	if _, err := s.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1 AND rows = 0`, orgID); err != nil {
-		return mapError("drop empty rollups", err)
-	}
-	_, err := s.q.Exec(ctx, `DELETE FROM llm_hourly WHERE org_id = $1 AND rows = 0`, orgID)
-	return mapError("drop empty rollups", err)
 }
 
 // mergeBuckets inserts the staged rows, one per key: the first row of each
@@ -638,7 +545,7 @@ func (s *Store) importTotals(ctx context.Context, orgID, importID int64, res *Wr
 // zero in the other, so neither view adds the two files together. Usage
 // measured twice, the GPU-hours, stays on the actual-cost rows only. basis
 // is the new import's. See docs/data-model.md, "Cost bases".
-func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, source string, p restatement, basis CostBasis) error {
+func (s *Store) separateBases(ctx context.Context, delta *spendDelta, orgID, importID int64, tz, source string, p restatement, basis CostBasis) error {
 	other := CostAmortized
 	if basis == CostAmortized {
 		other = CostBilled
@@ -663,42 +570,52 @@ func (s *Store) separateBases(ctx context.Context, orgID, importID int64, tz, so
 	if len(otherImports) == 0 {
 		return nil
 	}
-	if err := s.zeroMeasures(ctx, orgID, tz, giveUp[basis], `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
+	if err := s.zeroMeasures(ctx, delta, orgID, tz, giveUp[basis], `c.import_id = $6`+slice, source, p.account, p.period, importID); err != nil {
 		return mapError("write charges: separate cost bases", err)
 	}
-	err = s.zeroMeasures(ctx, orgID, tz, giveUp[other], `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
+	err = s.zeroMeasures(ctx, delta, orgID, tz, giveUp[other], `c.import_id = ANY($6)`+slice, source, p.account, p.period, otherImports)
 	return mapError("write charges: separate cost bases", err)
 }
 
 // zeroMeasures sets columns (of billed_cost, effective_cost, x_gpu_hours)
 // to zero on the charges matching where (over alias c; $1 is the org, $2
-// the time zone) and takes what they held out of daily_spend.
-func (s *Store) zeroMeasures(ctx context.Context, orgID int64, tz string, columns []string, where string, args ...any) error {
+// the time zone) in one statement: their GPU usage in gpu_resource_daily
+// changes with them, and what they held in daily_spend is added to delta,
+// negated, for delta.write.
+func (s *Store) zeroMeasures(ctx context.Context, delta *spendDelta, orgID int64, tz string, columns []string, where string, args ...any) error {
 	measure := map[string]string{"billed_cost": "0", "effective_cost": "0", "x_gpu_hours": "0"}
+	after := map[string]string{"billed_cost": "billed_cost", "effective_cost": "effective_cost", "x_gpu_hours": "x_gpu_hours"}
 	var set, nonZero []string
 	for _, col := range columns {
 		measure[col] = "-sum(" + col + ")"
+		after[col] = "0"
 		set = append(set, col+" = 0")
 		nonZero = append(nonZero, "c."+col+" <> 0")
 	}
 	args = append([]any{orgID, tz}, args...)
-	_, err := s.q.Exec(ctx, `
+	rows, err := s.q.Query(ctx, `
 		WITH old AS (
-			SELECT c.org_id, c.import_id, c.line, c.charge_period_start, c.source, c.provider_name, c.service_name,
-				c.sub_account_id, c.team, c.x_model, c.charge_category, c.x_gpu_type, c.billing_currency,
-				c.billed_cost, c.effective_cost, c.x_gpu_hours
+			SELECT c.org_id, c.import_id, c.line, `+goneColumns+`
 			FROM charges c
 			WHERE c.org_id = $1 AND (`+strings.Join(nonZero, " OR ")+`) AND `+where+`
 			FOR UPDATE
 		), zeroed AS (
 			UPDATE charges c SET `+strings.Join(set, ", ")+` FROM old
 			WHERE c.org_id = old.org_id AND c.import_id = old.import_id AND c.line = old.line
-		)`+rollupInsert+`
-		SELECT org_id, (charge_period_start AT TIME ZONE $2)::date, source, provider_name, service_name,
+		), gpu_delta AS (
+			`+gpuUsageRows("old", "$2", "-", "billed_cost", "effective_cost", "x_gpu_hours")+`
+			UNION ALL
+			`+gpuUsageRows("old", "$2", "", after["billed_cost"], after["effective_cost"], after["x_gpu_hours"])+`
+		),`+gpuCompact+`
+		SELECT (charge_period_start AT TIME ZONE $2)::date, source, provider_name, service_name,
 			sub_account_id, team, x_model, charge_category, x_gpu_type, billing_currency,
-			`+measure["billed_cost"]+`, `+measure["effective_cost"]+`, `+measure["x_gpu_hours"]+`, 0, 0, 0, 0, 0
+			(`+measure["billed_cost"]+`)::numeric, (`+measure["effective_cost"]+`)::numeric, (`+measure["x_gpu_hours"]+`)::numeric,
+			0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint
 		FROM old
-		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`+rollupUpsert, args...)
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`, args...)
+	if err == nil {
+		_, err = delta.addRows(rows)
+	}
 	return err
 }
 
@@ -740,16 +657,21 @@ func (s *Store) unfenced(ctx context.Context, fn func() error) error {
 	return nil
 }
 
-// RebuildDailySpend recomputes orgID's rollups (daily_spend, llm_hourly and
-// gpu_resource_daily) from its charges, for when the meaning of a day
-// changes (the org's time zone).
+// RebuildDailySpend recomputes orgID's rollups (daily_spend and those
+// derived from it, llm_hourly and gpu_resource_daily) from its charges, for
+// when the meaning of a day changes (the org's time zone).
 func (s *Store) RebuildDailySpend(ctx context.Context, orgID int64, loc *time.Location) error {
 	return s.InTx(ctx, func(tx *Store) error {
 		if _, err := tx.q.Exec(ctx, `DELETE FROM daily_spend WHERE org_id = $1`, orgID); err != nil {
 			return mapError("rebuild daily spend", err)
 		}
-		if _, err := tx.q.Exec(ctx, rollupInsert+rollupSelect("charges WHERE org_id = $1", "$2", ""), orgID, loc.String()); err != nil {
+		if _, err := tx.q.Exec(ctx, rollupInsert+`
+			SELECT $1, `+deltaColumns+` FROM (`+deltaSelect("charges WHERE org_id = $1", "$2", "")+`) d (`+deltaColumns+`)`,
+			orgID, loc.String()); err != nil {
 			return mapError("rebuild daily spend", err)
+		}
+		if err := tx.RebuildSpendRollups(ctx, orgID); err != nil {
+			return err
 		}
 		if _, err := tx.q.Exec(ctx, `DELETE FROM llm_hourly WHERE org_id = $1`, orgID); err != nil {
 			return mapError("rebuild llm hours", err)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // Connection is a provider API or export bucket an org pulls spend from on a
@@ -81,7 +83,7 @@ func (s *Store) CreateConnection(ctx context.Context, n NewConnection) (Connecti
 	c, err := scanConnection(s.q.QueryRow(ctx, `
 		INSERT INTO connections (org_id, name, kind, settings, secret, secret_hint, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, 0))
-		RETURNING `+connectionColumns, n.OrgID, n.Name, n.Kind, n.Settings, n.Secret, n.SecretHint, n.CreatedBy))
+		RETURNING `+connectionColumns, n.OrgID, label.Clean(n.Name), n.Kind, n.Settings, n.Secret, n.SecretHint, n.CreatedBy))
 	return c, mapError("create connection", err)
 }
 

@@ -44,6 +44,45 @@ func gpuRollupSelect(tz, where string) string {
 		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11`
 }
 
+// gpuUsageRows is the GPU usage of the relation from (goneColumns' shape),
+// one row a charge, counted with sign ("" or "-"), in gpu_resource_daily's
+// columns after org_id; tz is the parameter holding the org's time zone.
+// billed, effective and hours are the charges' billed_cost, effective_cost
+// and x_gpu_hours, or what an update sets them to: the key (the purchase
+// kind) and the measures follow them.
+func gpuUsageRows(from, tz, sign, billed, effective, hours string) string {
+	return `
+		SELECT (charge_period_start AT TIME ZONE ` + tz + `)::date AS day, provider_name AS provider, resource_id,
+			x_instance_type AS instance_type, x_gpu_type AS gpu_type, x_gpu_count AS gpu_count, billing_currency AS currency,
+			CASE WHEN sku ~* '(spot|preemptible)' THEN 'spot'
+				WHEN ` + effective + ` <> ` + billed + ` THEN 'committed'
+				ELSE 'on-demand' END AS purchase,
+			team, untagged, ` + sign + hours + ` AS gpu_hours, ` + sign + effective + ` AS cost, ` + sign + `1 AS rows
+		FROM ` + from + `
+		WHERE ` + hours + ` > 0 AND charge_category = 'Usage'`
+}
+
+// gpuCompact are CTEs (following one named gpu_delta, gpuUsageRows' shape,
+// and $1 the org) that add gpu_delta to gpu_resource_daily: every day it
+// touches is rewritten compacted, one row a key, without the keys left
+// with no charges, so that a restated month does not leave its old rows
+// and their negations behind (see migrations/000026).
+const gpuCompact = `
+		gpu_days AS (
+			SELECT DISTINCT day FROM gpu_delta
+		), gpu_old AS (
+			DELETE FROM gpu_resource_daily g USING gpu_days t WHERE g.org_id = $1 AND g.day = t.day
+			RETURNING g.day, g.provider, g.resource_id, g.instance_type, g.gpu_type, g.gpu_count, g.currency,
+				g.purchase, g.team, g.untagged, g.gpu_hours, g.cost, g.rows
+		), gpu_new AS (
+			INSERT INTO gpu_resource_daily (` + gpuRollupColumns + `)
+			SELECT $1, day, provider, resource_id, instance_type, gpu_type, gpu_count, currency, purchase, team,
+				untagged, sum(gpu_hours), sum(cost), sum(rows)
+			FROM (SELECT * FROM gpu_old UNION ALL SELECT * FROM gpu_delta) x
+			GROUP BY 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+			HAVING sum(rows) <> 0
+		)`
+
 // gpuRollupMaxKeys bounds the keys gpuRollup adds up in memory; past it,
 // what it holds goes to its spill file. A variable for tests.
 var gpuRollupMaxKeys = 1 << 12
@@ -218,8 +257,8 @@ func (g *gpuRollup) copyTo(ctx context.Context, conn *pgx.Conn) error {
 	return err
 }
 
-// isSpotSKU is sku ~* '(spot|preemptible)', as gpu_resource_daily's
-// triggers decide it: without a regular expression for ASCII SKUs (all
+// isSpotSKU is sku ~* '(spot|preemptible)', as gpuUsageRows and
+// gpuRollupSelect decide it: without a regular expression for ASCII SKUs (all
 // the providers'), with one for the rest.
 func isSpotSKU(sku string) bool {
 	for i := 0; i < len(sku); i++ {

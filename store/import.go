@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // Import is one uploaded file and what became of it.
@@ -124,7 +126,7 @@ func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 			RETURNING id
 		)
 		SELECT id, pg_advisory_lock(`+importLock("id")+`) FROM i`,
-		n.OrgID, n.FileName, n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via, n.ConnectionID).Scan(&id, nil)
+		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via, n.ConnectionID).Scan(&id, nil)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}
@@ -324,14 +326,15 @@ func (s *Store) dropImportCharges(ctx context.Context, orgID, id int64) error {
 	if err := s.q.QueryRow(ctx, `SELECT time_zone FROM orgs WHERE id = $1`, orgID).Scan(&tz); err != nil {
 		return mapError("delete import's charges", err)
 	}
-	if _, err := s.deleteCharges(ctx, orgID, tz, `c.import_id = $3`, id); err != nil {
+	delta := newSpendDelta(nil)
+	if _, err := s.deleteCharges(ctx, delta, orgID, tz, `c.import_id = $3`, id); err != nil {
 		return mapError("delete import's charges", err)
 	}
 	// With its rows goes how far they reached.
 	if _, err := s.q.Exec(ctx, `DELETE FROM import_extents WHERE org_id = $1 AND import_id = $2`, orgID, id); err != nil {
 		return mapError("delete import's extents", err)
 	}
-	return s.dropEmptyRollups(ctx, orgID)
+	return mapError("delete import's charges", delta.write(ctx, s.q, orgID))
 }
 
 // FailImport marks an import failed with the reason and, for a bad value,

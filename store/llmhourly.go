@@ -1,8 +1,9 @@
 package store
 
 import (
-	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // llm_hourly holds LLM tokens per UTC hour for the peak-hour factor
@@ -51,21 +52,18 @@ func (h llmHours) add(ch *Charge) {
 	s.rows++
 }
 
-// write upserts the sums into llm_hourly in one statement.
-func (h llmHours) write(ctx context.Context, q querier, orgID int64) error {
-	if len(h) == 0 {
-		return nil
-	}
+// queue queues the upsert of the sums into llm_hourly.
+func (h llmHours) queue(b *pgx.Batch, orgID int64) {
 	hours := make([]time.Time, 0, len(h))
 	tokens := make([]int64, 0, len(h))
 	rows := make([]int64, 0, len(h))
 	for hour, s := range h {
 		hours, tokens, rows = append(hours, hour), append(tokens, s.tokens), append(rows, s.rows)
 	}
-	_, err := q.Exec(ctx, `
+	b.Queue(`
 		INSERT INTO llm_hourly AS h (org_id, hour, tokens, rows)
 		SELECT $1, * FROM unnest($2::timestamptz[], $3::bigint[], $4::bigint[])
+		ORDER BY 2
 		ON CONFLICT (org_id, hour) DO UPDATE SET tokens = h.tokens + EXCLUDED.tokens, rows = h.rows + EXCLUDED.rows`,
 		orgID, hours, tokens, rows)
-	return err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/label"
 )
 
 // Org is a tenant: a team with its own bills, budgets, members and settings.
@@ -71,7 +72,7 @@ func (s *Store) CreateOrg(ctx context.Context, name string, ownerID int64) (Org,
 		}
 		o, err := scanOrg(tx.q.QueryRow(ctx, `
 			INSERT INTO orgs (slug, name) VALUES ($1, $2)
-			RETURNING `+orgColumns, slug, name))
+			RETURNING `+orgColumns, slug, label.Clean(name)))
 		if err != nil {
 			return err
 		}
@@ -82,6 +83,26 @@ func (s *Store) CreateOrg(ctx context.Context, name string, ownerID int64) (Org,
 		return nil
 	})
 	return org, mapError("create org", err)
+}
+
+// DeleteOrg deletes an org and everything of it, in one transaction:
+// its charges and GPU usage rollup, which have no foreign key to orgs (a
+// check a row would cost every import), then the org, whose foreign keys
+// take every other tenant row with it. Other orgs' rows and rollups are
+// left as they are. Returns ErrNotFound if there is none.
+func (s *Store) DeleteOrg(ctx context.Context, id int64) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		for _, table := range []string{"charges", "gpu_resource_daily"} {
+			if _, err := tx.q.Exec(ctx, `DELETE FROM `+table+` WHERE org_id = $1`, id); err != nil {
+				return mapError("delete org", err)
+			}
+		}
+		tag, err := tx.q.Exec(ctx, `DELETE FROM orgs WHERE id = $1`, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = pgx.ErrNoRows
+		}
+		return mapError("delete org", err)
+	})
 }
 
 // OrgUpdate holds the settings an admin can change.
@@ -97,7 +118,7 @@ func (s *Store) UpdateOrg(ctx context.Context, id int64, u OrgUpdate) (Org, erro
 	o, err := scanOrg(s.q.QueryRow(ctx, `
 		UPDATE orgs SET name = $2, time_zone = $3, currency = $4, team_tag_key = $5
 		WHERE id = $1
-		RETURNING `+orgColumns, id, u.Name, u.TimeZone, u.Currency, u.TeamTagKey))
+		RETURNING `+orgColumns, id, label.Clean(u.Name), u.TimeZone, u.Currency, u.TeamTagKey))
 	return o, mapError("update org", err)
 }
 

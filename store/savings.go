@@ -73,8 +73,9 @@ func (s *Store) GPUResourceDays(ctx context.Context, orgID int64, from, to time.
 // gpuResourceDaysSQL reads the rollup of GPU usage per resource and day
 // (gpu_resource_daily, see migrations/000026), merging the teams, tag
 // states and GPU counts its key keeps apart. A key may have several rows,
-// but every row counts charges that are there (rows > 0: the triggers that
-// take charges out fold the negation into the days they touch), so the
+// but every row counts charges that are there (rows > 0: the statements
+// that take charges out fold the negation into the days they touch, see
+// gpuCompact), so the
 // rows are merged as they are. Days are already in the org's time zone:
 // $2 and $3 are civil dates. No ORDER BY: the finders sort what they show.
 const gpuResourceDaysSQL = `

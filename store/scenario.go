@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // Scenario kinds: which page (and API) a scenario's inputs are for.
@@ -44,7 +46,7 @@ func (s *Store) CreateScenario(ctx context.Context, orgID, userID int64, kind, n
 	var id int64
 	err := s.q.QueryRow(ctx, `
 		INSERT INTO scenarios (org_id, name, kind, inputs, created_by) VALUES ($1, $2, $3, $4, NULLIF($5, 0))
-		RETURNING id`, orgID, name, kind, inputs, userID).Scan(&id)
+		RETURNING id`, orgID, label.Clean(name), kind, inputs, userID).Scan(&id)
 	if err != nil {
 		return Scenario{}, mapError("create scenario", err)
 	}

@@ -479,8 +479,9 @@ func TestMigrationsOfPeriodRollups(t *testing.T) {
 		}
 	}
 	wantTables("before 000030", map[string]bool{"period_spend_by": false, "month_to_date_drivers": false, "month_to_date_spend_by": false})
-	// Written without the table: no trigger is left to need it.
-	oldSchemaImport(t, st, org, "between.csv", charge(2, "2026-02-01 00:00", "1", func(c *store.Charge) { c.BillingAccountID = "222" }))
+	// Written without the table, as a binary of the time wrote it: no
+	// trigger is left to need it.
+	oldBinaryImport(t, st, org, charge(2, "2026-02-01 00:00", "1", func(c *store.Charge) { c.BillingAccountID = "222" }))
 	if err := migrations.Up(url); err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +495,7 @@ func TestMigrationsOfPeriodRollups(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTables("before 000033", map[string]bool{"period_drivers": true, "period_spend_by": true, "month_to_date_drivers": false})
-	oldSchemaImport(t, st, org, "under 000032.csv", charge(3, "2026-02-14 00:00", "2.5", func(c *store.Charge) { c.BillingAccountID = "333" }))
+	oldBinaryImport(t, st, org, charge(3, "2026-02-14 00:00", "2.5", func(c *store.Charge) { c.BillingAccountID = "333" }))
 	var missing, extra int
 	err = st.Pool().QueryRow(ctx, `
 		WITH cube AS (
@@ -536,6 +537,55 @@ func TestMigrationsOfPeriodRollups(t *testing.T) {
 	wantTables("after 000033 again", map[string]bool{"period_drivers": false, "period_spend_by": false, "month_to_date_drivers": true})
 	wantSpendByMatchesCube(t, st, org.ID, "after 000033 again")
 	wantBreakdownEqualsCube(t, st, org.ID, day("2025-12-01"), day("2026-02-28"), "after 000033 again")
+}
+
+// oldBinaryImport writes rows as a succeeded import the way a binary of
+// before 000034 did, for a test that has migrated the schema down: into
+// charges and daily_spend only, the triggers of that schema keeping the
+// rollups derived from daily_spend.
+func oldBinaryImport(t *testing.T, st *store.Store, org store.Org, rows ...store.Charge) {
+	t.Helper()
+	ctx := context.Background()
+	var importID int64
+	if err := st.Pool().QueryRow(ctx, `
+		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, rows, finished_at)
+		VALUES ($1, 'old.csv', $2, 1, 'aws-cur', 'succeeded', $3, now()) RETURNING id`,
+		org.ID, []byte(fmt.Sprint(t.Name(), time.Now().UnixNano())), len(rows)).Scan(&importID); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rows {
+		if _, err := st.Pool().Exec(ctx, `
+			INSERT INTO charges (org_id, import_id, line, source, provider_name, service_name, service_category, sku,
+				resource_id, region_id, sub_account_id, charge_category, charge_period_start, charge_period_end,
+				billed_cost, effective_cost, list_cost, billing_currency, consumed_quantity, consumed_unit, team,
+				x_instance_type, x_gpu_type, x_gpu_count, x_gpu_hours, x_model, x_input_tokens, x_output_tokens,
+				x_cached_tokens, x_requests, x_priced_by_us, billing_account_id, billing_period_start, dedupe_key)
+			VALUES ($1, $2, $3, $4, $5, $6, '', '', '', '', $7, $8, $9, $10, $11, $12, 0, $13, 0, '', $14, '', $15, 0,
+				$16, $17, $18, $19, $20, $21, false, $22, $23, '')`,
+			org.ID, importID, c.Line, c.Source, c.ProviderName, c.ServiceName, c.SubAccountID, c.ChargeCategory,
+			c.ChargePeriodStart, c.ChargePeriodEnd, c.BilledCost, c.EffectiveCost, c.BillingCurrency, c.Team, c.GPUType,
+			c.GPUHours, c.Model, c.InputTokens, c.OutputTokens, c.CachedTokens, c.Requests, c.BillingAccountID,
+			c.BillingPeriodStart); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Pool().Exec(ctx, `
+		INSERT INTO daily_spend (org_id, day, source, provider, service, sub_account, team, model, charge_category,
+			gpu_type, currency, billed, effective, gpu_hours, input_tokens, output_tokens, cached_tokens, requests, rows)
+		SELECT org_id, charge_period_start::date, source, provider_name, service_name, sub_account_id, team, x_model,
+			charge_category, x_gpu_type, billing_currency, sum(billed_cost), sum(effective_cost), sum(x_gpu_hours),
+			sum(x_input_tokens), sum(x_output_tokens), sum(x_cached_tokens), sum(x_requests), count(*)
+		FROM charges WHERE org_id = $1 AND import_id = $2
+		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+		ON CONFLICT (org_id, day, source, provider, service, sub_account, team, model, charge_category, gpu_type, currency)
+		DO UPDATE SET billed = daily_spend.billed + EXCLUDED.billed, effective = daily_spend.effective + EXCLUDED.effective,
+			gpu_hours = daily_spend.gpu_hours + EXCLUDED.gpu_hours, input_tokens = daily_spend.input_tokens + EXCLUDED.input_tokens,
+			output_tokens = daily_spend.output_tokens + EXCLUDED.output_tokens,
+			cached_tokens = daily_spend.cached_tokens + EXCLUDED.cached_tokens,
+			requests = daily_spend.requests + EXCLUDED.requests, rows = daily_spend.rows + EXCLUDED.rows`,
+		org.ID, importID); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSpendBreakdownTopKeepsTheLargestDrivers: a breakdown limited to k
@@ -586,29 +636,5 @@ func TestSpendBreakdownTopKeepsTheLargestDrivers(t *testing.T) {
 				t.Errorf("%+v top %d: GPUs, models or facets differ", f, k)
 			}
 		}
-	}
-}
-
-// oldSchemaImport is finishedImport on a schema migrated down: the import's
-// row is written as the schema of then has it (no connection, no extents),
-// its rows through WriteCharges, whose statements the rollups' triggers of
-// then follow.
-func oldSchemaImport(t *testing.T, st *store.Store, org store.Org, name string, rows ...store.Charge) {
-	t.Helper()
-	ctx := context.Background()
-	var id int64
-	if err := st.Pool().QueryRow(ctx, `INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, via)
-		VALUES ($1, $2, $3, 0, 'aws-cur', 'processing', 'test') RETURNING id`, org.ID, name, []byte(t.Name()+name)).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	err := st.InTx(ctx, func(tx *store.Store) error {
-		_, err := tx.WriteCharges(ctx, org.ID, id, time.UTC, store.DedupeNone, &sliceSource{rows: rows})
-		return err
-	})
-	if err == nil {
-		_, err = st.Pool().Exec(ctx, `UPDATE imports SET status = 'succeeded', finished_at = now() WHERE org_id = $1 AND id = $2`, org.ID, id)
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }

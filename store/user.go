@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/burnrate/burnrate/label"
 )
 
 // User is a person who can log in. PasswordHash is a bcrypt hash.
@@ -41,7 +43,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
 func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string) (User, error) {
 	u, err := scanUser(s.q.QueryRow(ctx, `
 		INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3)
-		RETURNING `+userColumns, email, name, passwordHash))
+		RETURNING `+userColumns, email, label.Clean(name), passwordHash))
 	return u, mapError("create user", err)
 }
 

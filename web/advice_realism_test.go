@@ -129,7 +129,7 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	_, _, c, token := orgWithToken(t, b)
-	rec := c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=600&gpu=RTX3090&datacenter_only=off")
+	rec := c.get("/advisor?job=serving&model=llama-3.1-8b&concurrency=600&tpot_ms=200&gpu=RTX3090&datacenter_only=off")
 	wantStatus(t, rec, http.StatusOK)
 	var multi int
 	doc(t, rec).Find(`[data-testid=option-gpus]`).Each(func(_ int, s *goquery.Selection) {
@@ -141,7 +141,7 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 		t.Fatal("no option shows instances × GPUs")
 	}
 	// The API says the same in fields.
-	_, got := apiCall(t, b, token, "/api/v1/advise", `{"job":"serving","model":"llama-3.1-8b","concurrency":600,"gpu":"RTX3090","datacenter_only":false}`)
+	_, got := apiCall(t, b, token, "/api/v1/advise", `{"job":"serving","model":"llama-3.1-8b","concurrency":600,"tpot_ms":200,"gpu":"RTX3090","datacenter_only":false}`)
 	for _, o := range got["options"].([]any) {
 		m := o.(map[string]any)
 		if m["gpus"].(float64) != m["instances"].(float64)*m["gpus_per_instance"].(float64) || m["badge"] == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,7 +32,7 @@ func (s *Server) handleAdvisor(c echo.Context) error {
 		defaults.Del("tokens")
 	}
 	form := withDefaults(c.QueryParams(), defaults)
-	if _, asked := form["concurrency"]; !asked && form.Get("job") == string(pricing.JobServing) && form.Get("target_tokens_per_s") == "" {
+	if _, asked := form["concurrency"]; !asked && form.Get("job") == string(pricing.JobServing) && form.Get("target_tokens_per_s") == "" && form.Get("requests_per_s") == "" {
 		// Serving is sized by the sequences in flight: a link that names
 		// only the job and the model gets a common serving load, shown in
 		// the form, rather than an error about a field it never saw.
@@ -191,6 +192,9 @@ func assumptionValues(a pricing.Assumptions) map[string]string {
 		switch x := v.(type) {
 		case float64:
 			out[k] = strconv.FormatFloat(x, 'g', 6, 64)
+			if x >= 1e6 && x == math.Trunc(x) {
+				out[k] = strconv.FormatFloat(x, 'f', -1, 64) // a count, as people type it
+			}
 		case string:
 			out[k] = x
 		}
@@ -225,10 +229,16 @@ func adviseBodyFromForm(v url.Values) (advisor.AdviseBody, []string, map[string]
 	b.Concurrency = f.int(quantity.Count, "concurrency", "Concurrency")
 	b.TargetTokensPerSec = f.float(quantity.Rate, "target_tokens_per_s", "Target tokens/s")
 	b.DeadlineHours = f.float(quantity.Hours, "deadline_hours", "Deadline")
+	b.RequestsPerSec = f.float(quantity.Rate, "requests_per_s", "Requests/s")
+	b.PromptTokens = f.int(quantity.Count, "prompt_tokens", "Prompt tokens per request")
+	b.OutputTokens = f.int(quantity.Count, "output_tokens", "Output tokens per request")
+	b.TTFTMs = f.float(quantity.Factor, "ttft_ms", "TTFT target (ms)")
+	b.TPOTMs = f.float(quantity.Factor, "tpot_ms", "TPOT target (ms)")
+	b.LatencyPercentile = f.float(quantity.Factor, "latency_percentile", "Percentile")
 	b.MaxGPUs = f.int(quantity.Count, "max_gpus", "Max GPUs")
 	a := map[string]any{}
 	for _, af := range views.AssumptionFields {
-		if d, ok := f.parse(quantity.Factor, af.Key, af.Label); ok {
+		if d, ok := f.parse(advisor.AssumptionKind(af.Key), af.Key, af.Label); ok {
 			a[af.Key] = d.InexactFloat64()
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/password"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -47,9 +48,9 @@ func (s *Server) handleSignupShow(c echo.Context) error {
 func (s *Server) handleSignup(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := views.SignupForm{
-		Name:        strings.TrimSpace(c.FormValue("name")),
+		Name:        label.Clean(c.FormValue("name")),
 		Email:       strings.TrimSpace(c.FormValue("email")),
-		OrgName:     strings.TrimSpace(c.FormValue("org_name")),
+		OrgName:     label.Clean(c.FormValue("org_name")),
 		InviteToken: c.FormValue("invite"),
 		Errors:      map[string]string{},
 	}
@@ -59,6 +60,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 	}
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Errors["email"] = "Enter an email address like ann@example.com."
+	} else if label.MixedScriptDomain(f.Email) {
+		f.Errors["email"] = lookalikeDomain
 	}
 	if msg := password.Problem(pw); msg != "" {
 		f.Errors["password"] = msg
@@ -71,6 +74,8 @@ func (s *Server) handleSignup(c echo.Context) error {
 			f.InviteToken = ""
 		} else if err != nil {
 			return err
+		} else if !strings.EqualFold(inv.Email, f.Email) {
+			f.Errors["email"] = inviteForOther(inv.Email, f.Email)
 		} else {
 			invite = &inv
 		}
@@ -84,6 +89,15 @@ func (s *Server) handleSignup(c echo.Context) error {
 	hash, err := password.Hash(pw)
 	if err != nil {
 		return err
+	}
+	// Where mail goes out, a sign-up without an invite answers the same
+	// whether or not the address has an account: "check your inbox". A
+	// new address gets the link that makes the account; one with an
+	// account gets the notice. Logging in at once, as below, would tell a
+	// stranger which it was (a session for one, none for the other).
+	if invite == nil && s.mailConfigured() {
+		s.signupByMail(ctx, store.NewSignup{Email: f.Email, Name: f.Name, OrgName: f.OrgName, PasswordHash: hash})
+		return c.Redirect(http.StatusSeeOther, "/signup/sent")
 	}
 	var user store.User
 	var orgID int64
@@ -118,6 +132,81 @@ func (s *Server) handleSignup(c echo.Context) error {
 	}
 	return c.Redirect(http.StatusSeeOther, "/dashboard")
 }
+
+// lookalikeDomain refuses an address whose domain mixes scripts, as
+// lookalike domains do (label.MixedScriptDomain).
+const lookalikeDomain = "The address's domain mixes alphabets (a Cyrillic or Greek letter among Latin ones, say), " +
+	"as lookalike domains do. Type it again with one alphabet."
+
+// signupByMail mails n's address the link that finishes its sign-up, or,
+// when the address has an account, the notice that someone tried. Either
+// way the page says the same; failures are logged, not shown. Links are
+// limited to maxSignupLinksHour an address an hour, as notices are.
+func (s *Server) signupByMail(ctx context.Context, n store.NewSignup) {
+	if _, err := s.store.UserByEmail(ctx, n.Email); err == nil {
+		s.noteSignupForExistingAccount(ctx, n.Email)
+		return
+	} else if !errors.Is(err, store.ErrNotFound) {
+		s.log.WarnContext(ctx, "sign-up by mail: look the address up", slog.Any("error", err))
+		return
+	}
+	_, err := s.store.BeginLoginAttempt(ctx, time.Hour, store.LoginLimit{Key: "signup:" + loginEmailKey(n.Email), Max: maxSignupLinksHour})
+	if errors.Is(err, store.ErrTooManyAttempts) {
+		s.log.InfoContext(ctx, "sign-up by mail: too many links for the address this hour; none sent")
+		return
+	}
+	if err == nil {
+		err = s.store.InTx(ctx, func(tx *store.Store) error {
+			token, err := tx.CreateSignup(ctx, n)
+			if err != nil {
+				return err
+			}
+			return s.mailer.QueueSignupConfirm(ctx, tx, n.Email, s.cfg.BaseURL+"/signup/confirm/"+token)
+		})
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "sign-up by mail: mail the link", slog.Any("error", err))
+	}
+}
+
+// handleSignupSent is where every sign-up by mail lands, new address or not.
+func (s *Server) handleSignupSent(c echo.Context) error {
+	return render(c, http.StatusOK, views.SignupSentPage(s.shell(c, "Check your inbox", "")))
+}
+
+// handleSignupConfirmShow is where a sign-up's link lands: a button, not
+// the account at once, since mail scanners open links.
+func (s *Server) handleSignupConfirmShow(c echo.Context) error {
+	su, err := s.store.SignupByToken(c.Request().Context(), c.Param("token"))
+	if errors.Is(err, store.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, signupLinkGone)
+	}
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.SignupConfirmPage(s.shell(c, "Finish signing up", ""), su.Email, c.Param("token")))
+}
+
+// handleSignupConfirm makes the account and its first org, logs in, and
+// lands on the dashboard.
+func (s *Server) handleSignupConfirm(c echo.Context) error {
+	u, org, err := s.store.ConfirmSignup(c.Request().Context(), c.Param("token"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return echo.NewHTTPError(http.StatusNotFound, signupLinkGone)
+	case errors.Is(err, store.ErrConflict):
+		s.flash(c, "That address has an account already: log in.")
+		return c.Redirect(http.StatusSeeOther, "/login")
+	case err != nil:
+		return err
+	}
+	if err := s.startSession(c, u.ID, org.ID); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/dashboard")
+}
+
+const signupLinkGone = "This link no longer works: it was used, or is older than a day. Sign up again."
 
 // noteSignupForExistingAccount tells the owner of an address that someone
 // tried to sign up with it ("if it was you, log in"), at most once an hour

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -173,6 +174,9 @@ func (s *Server) handleStripeWebhook(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, "the body could not be read")
 	}
 	res, err := s.billing.HandleWebhook(req.Context(), payload, req.Header.Get("Stripe-Signature"))
+	if errors.Is(err, billing.ErrBadEvent) {
+		return c.JSON(http.StatusBadRequest, map[string]string{"error": strings.TrimPrefix(err.Error(), "billing: ")})
+	}
 	if errors.Is(err, billing.ErrBadSignature) {
 		s.log.WarnContext(req.Context(), "stripe webhook refused: the signature does not verify",
 			slog.String("request_id", c.Response().Header().Get(echo.HeaderXRequestID)),

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/advisor"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
@@ -233,7 +234,7 @@ func (s *Server) handleScenarioCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	name := strings.TrimSpace(c.FormValue("name"))
+	name := label.Clean(c.FormValue("name"))
 	if name == "" || len(name) > 100 {
 		return s.breakEvenPage(c, form, nil, name, "Name the scenario (at most 100 characters).")
 	}

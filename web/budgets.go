@@ -16,6 +16,7 @@ import (
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
@@ -33,9 +34,6 @@ const (
 // useless without writes.
 func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isAPI(c) && currentUser(c) == nil {
-			return next(c)
-		}
 		if !currentRole(c).CanAdmin() {
 			return echo.NewHTTPError(http.StatusForbidden, "Only admins and owners can change budgets.")
 		}
@@ -249,7 +247,7 @@ func splitList(s string) []string {
 // and returns what is wrong with it, by field; nil when nothing is.
 func checkBudget(in *store.BudgetInput, org *store.Org) map[string]string {
 	errs := map[string]string{}
-	in.Name = strings.TrimSpace(in.Name)
+	in.Name = label.Clean(in.Name)
 	if in.Name == "" || len(in.Name) > 100 {
 		errs["name"] = "Name the budget (at most 100 characters)."
 	}
@@ -281,6 +279,10 @@ func checkBudget(in *store.BudgetInput, org *store.Org) map[string]string {
 		a, err := mail.ParseAddress(r)
 		if err != nil {
 			errs["recipients"] = fmt.Sprintf("%q is not an email address.", r)
+			break
+		}
+		if label.MixedScriptDomain(a.Address) {
+			errs["recipients"] = fmt.Sprintf("%q: %s", a.Address, lookalikeDomain)
 			break
 		}
 		in.Recipients[i] = a.Address

@@ -65,6 +65,7 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		v.Errors = map[string]string{}
 	}
 	v.KeyMissing = s.cfg.Connections.Key == nil
+	v.HostCredentials = s.cfg.Connections.AllowHostCredentials
 	v.Now = s.now()
 	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "connections"), v))
 }

@@ -122,7 +122,7 @@ func TestAdvisorLivePreviewKeepsQuiet(t *testing.T) {
 	c := b.client(t)
 	c.login(owner.Email)
 	for live, want := range map[string]int{"1": http.StatusNoContent, "": http.StatusUnprocessableEntity} {
-		req := httptest.NewRequest(http.MethodGet, "/advisor?job=training&params=13&tokens=", nil)
+		req := httptest.NewRequest(http.MethodGet, "/advisor?job=batch-inference&params=13&tokens=", nil)
 		req.Header.Set("HX-Request", "true")
 		if live != "" {
 			req.Header.Set("X-Live-Preview", live)

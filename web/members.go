@@ -2,16 +2,19 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/mail"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/account"
 	"github.com/burnrate/burnrate/billing"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -105,11 +108,21 @@ func removedText(email string, revokedTokens int64) string {
 }
 
 // handleInviteCreate makes an invite link and shows it once.
+// Invites mail whatever address an admin types, from our domain: without a
+// limit, an org could withdraw and resend one to use us as a spam relay.
+// Each invite sent counts, withdrawn or not, for a day.
+const (
+	MaxInvitesPerOrgDay     = 30
+	MaxInvitesPerAddressDay = 3
+)
+
 func (s *Server) handleInviteCreate(c echo.Context) error {
 	f := views.InviteForm{Email: strings.TrimSpace(c.FormValue("email")), Role: c.FormValue("role")}
 	role := access.Role(f.Role)
 	if addr, err := mail.ParseAddress(f.Email); err != nil || addr.Address != f.Email {
 		f.Error = "Enter the teammate's email address, like ann@example.com."
+	} else if label.MixedScriptDomain(f.Email) {
+		f.Error = lookalikeDomain
 	} else if role != access.Admin && role != access.Member && role != access.Viewer {
 		f.Error = "Invite as admin, member or viewer."
 	}
@@ -131,6 +144,13 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 				return err
 			}
 		}
+		// Counted in the invite's transaction, and never taken back:
+		// an invite withdrawn and sent again is mailed again.
+		if _, err := tx.BeginLoginAttempt(ctx, 24*time.Hour,
+			store.LoginLimit{Key: "invite-org:" + strconv.FormatInt(org.ID, 10), Max: MaxInvitesPerOrgDay},
+			store.LoginLimit{Key: "invite-to:" + strings.ToLower(f.Email), Max: MaxInvitesPerAddressDay}); err != nil {
+			return err
+		}
 		_, token, err := tx.CreateInvite(ctx, org.ID, f.Email, role, user.ID)
 		if err != nil {
 			return err
@@ -148,6 +168,13 @@ func (s *Server) handleInviteCreate(c echo.Context) error {
 	if errors.As(err, &le) {
 		f.Error, f.UpgradeURL, f.Link = le.Msg, billing.UpgradePath, ""
 		return s.membersPage(c, le.HTTPStatus(), f)
+	}
+	if errors.Is(err, store.ErrTooManyAttempts) {
+		f.Error, f.Link = fmt.Sprintf("Too many invites today: an org sends at most %d a day, and an address gets at most %d a day "+
+			"from all orgs, withdrawn ones included. Try again tomorrow, or send the person the link of an invite that is still open.",
+			MaxInvitesPerOrgDay, MaxInvitesPerAddressDay), ""
+		c.Response().Header().Set("Retry-After", "86400")
+		return s.membersPage(c, http.StatusTooManyRequests, f)
 	}
 	if err != nil {
 		return err
@@ -168,6 +195,13 @@ func (s *Server) handleInviteDelete(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/members")
 }
 
+// inviteForOther says what to do with an invite sent to invited when
+// logged in as, or signing up with, another address.
+func inviteForOther(invited, as string) string {
+	return fmt.Sprintf("This invite was sent to %s, and you are %s. Log out, then log in or sign up as %s to join; "+
+		"or ask whoever invited you to invite %s instead.", invited, as, invited, as)
+}
+
 // handleInviteShow is where an invite link lands, logged in or not.
 func (s *Server) handleInviteShow(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -186,9 +220,21 @@ func (s *Server) handleInviteShow(c echo.Context) error {
 	return render(c, http.StatusOK, views.InvitePage(s.shell(c, "Join "+org.Name, ""), inv, org.Name, token))
 }
 
-// handleInviteAccept joins the logged-in user to the invite's org.
+// handleInviteAccept joins the logged-in user to the invite's org, when
+// the invite was sent to their address: a link forwarded, or opened in a
+// browser logged in as someone else, joins nobody else.
 func (s *Server) handleInviteAccept(c echo.Context) error {
 	ctx := c.Request().Context()
+	open, err := s.store.InviteByToken(ctx, c.Param("token"))
+	if errors.Is(err, store.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "This invite link is no longer valid: it was used, withdrawn, or is older than 7 days. Ask for a new one.")
+	}
+	if err != nil {
+		return err
+	}
+	if u := currentUser(c); !strings.EqualFold(open.Email, u.Email) {
+		return echo.NewHTTPError(http.StatusForbidden, inviteForOther(open.Email, u.Email))
+	}
 	inv, err := s.store.AcceptInvite(ctx, c.Param("token"), currentUser(c).ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return echo.NewHTTPError(http.StatusNotFound, "This invite link is no longer valid: it was used, withdrawn, or is older than 7 days. Ask for a new one.")

@@ -308,16 +308,18 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 			return echo.NewHTTPError(http.StatusUnauthorized, "missing API token: send Authorization: Bearer <token> (create one under Settings → API tokens)")
 		}
 		ctx := c.Request().Context()
-		_, org, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
+		tok, org, err := s.store.APITokenBySecret(ctx, strings.TrimSpace(secret))
 		if errors.Is(err, store.ErrNotFound) {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="burnrate", error="invalid_token"`)
-			return echo.NewHTTPError(http.StatusUnauthorized, "invalid or revoked API token")
+			return echo.NewHTTPError(http.StatusUnauthorized, "invalid or revoked API token (a token stops working when the member who made it leaves the org)")
 		}
 		if err != nil {
 			return err
 		}
+		// A token acts with its maker's role as it is now: the routes
+		// check it as they check a logged-in member's.
 		c.Set(keyOrg, &org)
-		c.Set(keyRole, access.Member)
+		c.Set(keyRole, tok.Role)
 		return next(c)
 	}
 }

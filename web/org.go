@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -19,7 +20,7 @@ func (s *Server) handleOrgNew(c echo.Context) error {
 // handleOrgCreate makes an org owned by the user and switches to it.
 func (s *Server) handleOrgCreate(c echo.Context) error {
 	ctx := c.Request().Context()
-	f := views.OrgForm{Name: strings.TrimSpace(c.FormValue("name"))}
+	f := views.OrgForm{Name: label.Clean(c.FormValue("name"))}
 	if f.Name == "" || len(f.Name) > 100 {
 		f.Error = "Give the org a name of at most 100 characters."
 		return render(c, http.StatusUnprocessableEntity, views.NewOrgPage(s.shell(c, "New org", ""), f))
@@ -67,7 +68,7 @@ var (
 
 func (s *Server) handleSettingsUpdate(c echo.Context) error {
 	f := views.SettingsForm{
-		Name:       strings.TrimSpace(c.FormValue("name")),
+		Name:       label.Clean(c.FormValue("name")),
 		TimeZone:   strings.TrimSpace(c.FormValue("time_zone")),
 		Currency:   strings.ToUpper(strings.TrimSpace(c.FormValue("currency"))),
 		TeamTagKey: strings.TrimSpace(c.FormValue("team_tag_key")),

@@ -17,7 +17,7 @@ const progressWriteTimeout = 250 * time.Millisecond
 
 // startUploadProgress records how many rows a browser upload has read, in
 // the database, so that the page's polls are answered whichever app
-// instance they reach (docs/operations.md, "Several instances"). It returns
+// instance they reach (docs/operations.md, "Several serve processes"). It returns
 // the callback the importer reports to and a function to call when the
 // upload has ended. The writes go through the unfenced pool, not the
 // request's connection: that one is inside the import's transaction, whose

@@ -24,6 +24,7 @@ const (
 	maxResetsPerEmail    = 3
 	maxResetsPerClient   = 20
 	maxSignupNoticesHour = 1
+	maxSignupLinksHour   = 3
 )
 
 var errResetLink = echo.NewHTTPError(http.StatusNotFound,

@@ -74,6 +74,9 @@ func (s *Server) routes() {
 	e.GET("/", s.handleHome)
 	e.GET("/signup", s.handleSignupShow)
 	e.POST("/signup", s.handleSignup)
+	e.GET("/signup/sent", s.handleSignupSent)
+	e.GET("/signup/confirm/:token", s.handleSignupConfirmShow)
+	e.POST("/signup/confirm/:token", s.handleSignupConfirm)
 	e.GET("/login", s.handleLoginShow)
 	e.POST("/login", s.handleLogin)
 	e.POST("/logout", s.handleLogout)
@@ -188,9 +191,12 @@ func (s *Server) routes() {
 	e.GET("/budgets/:id/edit", s.handleBudgetEdit, budgetAdmin...)
 	e.POST("/budgets/:id", s.handleBudgetUpdate, budgetAdmin...)
 	e.POST("/budgets/:id/delete", s.handleBudgetDelete, budgetAdmin...)
+	// A token acts with its maker's current role (requireToken): reads
+	// are every member's, changes need the role the page's would.
 	token := []echo.MiddlewareFunc{s.requireToken}
 	apiDash := chain(token, formBodyBytes, nil)
 	apiBudgetAdmin := chain(token, formBodyBytes, []echo.MiddlewareFunc{s.requireBudgetAdmin})
+	apiAdmin := chain(token, formBodyBytes, []echo.MiddlewareFunc{s.requireRole(roleAdmin)})
 	e.GET("/api/v1/spend", s.handleAPISpend, apiDash...)
 	e.GET("/api/v1/budgets", s.handleAPIBudgetList, apiDash...)
 	e.POST("/api/v1/budgets", s.handleAPIBudgetCreate, apiBudgetAdmin...)
@@ -201,16 +207,17 @@ func (s *Server) routes() {
 	// JSON API for scripts, authenticated by org API tokens.
 	api := chain(token, formBodyBytes, nil)
 	e.GET("/api/v1/org", s.handleAPIOrg, api...)
-	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.limitImports})...)
+	e.POST("/api/v1/imports", s.handleAPIImportCreate, chain(token, s.cfg.MaxUploadBytes, []echo.MiddlewareFunc{s.refuseViewerWrites, s.limitImports})...)
 	e.GET("/api/v1/imports", s.handleAPIImportList, api...)
 	e.GET("/api/v1/imports/:id", s.handleAPIImportShow, api...)
-	e.DELETE("/api/v1/imports/:id", s.handleAPIImportDelete, api...)
-	// Tokens are made by admins, so they manage connections as admins do.
+	e.DELETE("/api/v1/imports/:id", s.handleAPIImportDelete, apiAdmin...)
+	// Connections: as on their page, every member sees them and admins
+	// change them.
 	e.GET("/api/v1/connections", s.handleAPIConnectionList, api...)
-	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, api...)
-	e.DELETE("/api/v1/connections/:id", s.handleAPIConnectionDelete, api...)
-	e.POST("/api/v1/connections/:id/sync", s.handleAPIConnectionSync, api...)
-	e.PUT("/api/v1/connections/:id/key", s.handleAPIConnectionKey, api...)
+	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, apiAdmin...)
+	e.DELETE("/api/v1/connections/:id", s.handleAPIConnectionDelete, apiAdmin...)
+	e.POST("/api/v1/connections/:id/sync", s.handleAPIConnectionSync, apiAdmin...)
+	e.PUT("/api/v1/connections/:id/key", s.handleAPIConnectionKey, apiAdmin...)
 
 	// --- GPU advisor, break-even and prices ---
 	// The advisor and break-even pages are GETs of pure computations: their
@@ -238,8 +245,8 @@ func (s *Server) routes() {
 	e.POST("/api/v1/advise", s.handleAPIAdvise, api...)
 	e.POST("/api/v1/breakeven", s.handleAPIBreakEven, api...)
 	e.GET("/api/v1/tiers", s.handleAPITiers, api...)
-	e.PUT("/api/v1/tiers", s.handleAPITiersSet, api...)
-	e.DELETE("/api/v1/tiers", s.handleAPITiersReset, api...)
+	e.PUT("/api/v1/tiers", s.handleAPITiersSet, apiAdmin...)
+	e.DELETE("/api/v1/tiers", s.handleAPITiersReset, apiAdmin...)
 	// --- end GPU advisor, break-even and prices ---
 
 	// Savings found in the org's bills: the what-if is the query string.

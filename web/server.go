@@ -46,6 +46,9 @@ type Config struct {
 	MetricsToken string
 	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
 	MaxUploadBytes int64
+	// ImportTimeout bounds one import's wall-clock time
+	// (ingest.DefaultImportTimeout when 0).
+	ImportTimeout time.Duration
 	// Version is shown in /healthz.
 	Version string
 	// DashboardCacheBytes bounds the memory computed dashboards are kept
@@ -145,6 +148,9 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	// Each request imports through its own fenced store (importer.With).
 	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	s.importer.AfterImport = cfg.AfterImport
+	if cfg.ImportTimeout > 0 {
+		s.importer.Timeout = cfg.ImportTimeout
+	}
 	s.billing = cfg.Billing
 	if s.billing.Enabled() {
 		s.importer.RowQuota = s.billing.RowQuota

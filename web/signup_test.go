@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,5 +88,83 @@ func TestSignupDoesNotRevealAccounts(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "sign-up for an existing account"); n != 2 || !strings.Contains(logs.String(), "user_id="+itoa(existing.ID)) {
 		t.Fatalf("no note for the owner in the log (%d):\n%s", n, logs.String())
+	}
+}
+
+// TestSignupByMailRevealsNothing: where the server sends mail, a sign-up
+// with a new address and one with a registered address get the same
+// answer, and neither logs in (a session for one and none for the other
+// told a stranger which addresses use Burnrate); the new address is mailed
+// the link that makes the account, the registered one a notice. The link
+// works once.
+func TestSignupByMailRevealsNothing(t *testing.T) {
+	t.Parallel()
+	b := setupMail(t, true)
+	existing := storetest.User(t, b.st, storetest.UserOpts{Email: "ann@example.com"})
+	signup := func(email string) (*client, *httptest.ResponseRecorder) {
+		c := b.client(t)
+		c.get("/signup")
+		return c, c.post("/signup", url.Values{"name": {"Someone"}, "email": {email}, "password": {"a new password"}, "org_name": {"Someone's"}})
+	}
+	cn, fresh := signup("new@example.com")
+	ce, known := signup(existing.Email)
+	for _, r := range []*httptest.ResponseRecorder{fresh, known} {
+		if r.Code != http.StatusSeeOther || r.Header().Get("Location") != "/signup/sent" || r.Body.String() != fresh.Body.String() {
+			t.Errorf("sign-up answered %d %q %q", r.Code, r.Header().Get("Location"), r.Body)
+		}
+		for _, ck := range r.Result().Cookies() {
+			if ck.Name == "burnrate_session" {
+				t.Errorf("a sign-up by mail set a session cookie")
+			}
+		}
+	}
+	for _, c := range []*client{cn, ce} {
+		if rec := c.get("/dashboard"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/login") {
+			t.Errorf("after sign-up, /dashboard: %d %s", rec.Code, rec.Header().Get("Location"))
+		}
+	}
+	if _, err := b.st.UserByEmail(ctx(), "new@example.com"); err == nil {
+		t.Fatal("the account exists before its link is used")
+	}
+	msgs := b.smtp.Wait(t, 2)
+	var link string
+	for _, m := range msgs {
+		switch m.EnvelopeTo[0] {
+		case "new@example.com":
+			link = regexp.MustCompile(`http://burnrate\.test(/signup/confirm/\S+)`).FindStringSubmatch(m.Text)[1]
+		case existing.Email:
+			if !strings.Contains(m.Subject, "tried to sign up") {
+				t.Errorf("to the registered address: %q", m.Subject)
+			}
+		}
+	}
+	if link == "" {
+		t.Fatalf("no link mailed to the new address: %+v", msgs)
+	}
+	c := b.client(t)
+	rec := c.get(link)
+	wantStatus(t, rec, http.StatusOK)
+	if doc(t, rec).Find(`[data-testid=confirm-signup]`).Length() != 1 {
+		t.Fatalf("confirm page:\n%s", rec.Body)
+	}
+	if _, err := b.st.UserByEmail(ctx(), "new@example.com"); err == nil {
+		t.Fatal("opening the link (as a mail scanner does) made the account")
+	}
+	rec = c.post(link, nil)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/dashboard" {
+		t.Fatalf("confirming: %d %s", rec.Code, rec.Body)
+	}
+	wantStatus(t, c.get("/dashboard"), http.StatusOK)
+	u, err := b.st.UserByEmail(ctx(), "new@example.com")
+	if err != nil || u.Name != "Someone" {
+		t.Fatalf("account %+v, %v", u, err)
+	}
+	again := b.client(t)
+	if rec := again.get(link); rec.Code != http.StatusNotFound {
+		t.Errorf("the link opened again: %d", rec.Code)
+	}
+	again.get("/signup")
+	if rec := again.post(link, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("the link used again: %d", rec.Code)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/burnrate/burnrate/jsonlimit"
 )
 
 // Postgres text and jsonb hold UTF-8 without NUL characters. Text from
@@ -128,15 +130,19 @@ func checkValues(vs url.Values) error {
 	return nil
 }
 
-// readJSON reads a JSON request body and refuses it when a string in it, key
-// or value, is not text Postgres can store; the error names where the string
-// is ("name", "scope.tags.team", "recipients[1]"). Invalid UTF-8 has to be
-// caught here, in the raw bytes: encoding/json would quietly turn it into
-// U+FFFD.
+// readJSON reads a JSON request body and refuses it when it nests deeper
+// than jsonlimit.MaxDepth (before anything decodes it), or when a string in
+// it, key or value, is not text Postgres can store; the error names where
+// the string is ("name", "scope.tags.team", "recipients[1]"). Invalid UTF-8
+// has to be caught here, in the raw bytes: encoding/json would quietly turn
+// it into U+FFFD.
 func readJSON(c echo.Context) ([]byte, error) {
 	raw, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return nil, err
+	}
+	if err := jsonlimit.Check(raw); err != nil {
+		return nil, echo.NewHTTPError(http.StatusUnprocessableEntity, "body: "+err.Error())
 	}
 	if path, p := jsonTextProblem(raw); p != "" {
 		return nil, badText(path, p)
@@ -146,33 +152,49 @@ func readJSON(c echo.Context) ([]byte, error) {
 
 // jsonFrame is an object or array jsonTextProblem is inside.
 type jsonFrame struct {
-	path    string // where the container is
 	object  bool
 	keyNext bool   // object: the next string is a key
 	key     string // object: the current key
 	index   int    // array: the current index
 }
 
+// jsonPath names the place the next value in the innermost of frames goes;
+// key, when set, is a key of that object instead. It is built only for an
+// error: keeping a path per frame cost work with the square of the depth.
+func jsonPath(frames []jsonFrame, key *string) string {
+	var b strings.Builder
+	for i, f := range frames {
+		switch {
+		case i == len(frames)-1 && key != nil:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(fieldLabel(*key))
+		case f.object:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(fieldLabel(f.key))
+		default:
+			fmt.Fprintf(&b, "[%d]", f.index)
+		}
+	}
+	if b.Len() == 0 {
+		return "body"
+	}
+	return b.String()
+}
+
 // jsonTextProblem finds the first string in the JSON document raw that is
 // not UTF-8 or decodes to one with a NUL, and returns where it is and what is
-// wrong. A document that is not JSON is left to the decoder to report.
+// wrong. A document that is not JSON is left to the decoder to report. The
+// caller has bounded its depth (jsonlimit).
 func jsonTextProblem(raw []byte) (path, problem string) {
 	if utf8.Valid(raw) && !bytes.Contains(raw, []byte(`\u0000`)) {
 		return "", ""
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var stack []jsonFrame
-	// here names the place the next value goes.
-	here := func() string {
-		if len(stack) == 0 {
-			return "body"
-		}
-		top := stack[len(stack)-1]
-		if top.object {
-			return joinPath(top.path, fieldLabel(top.key))
-		}
-		return fmt.Sprintf("%s[%d]", top.path, top.index)
-	}
 	// done moves past a value in the container around it.
 	done := func() {
 		if len(stack) == 0 {
@@ -198,11 +220,7 @@ func jsonTextProblem(raw []byte) (path, problem string) {
 		case json.Delim:
 			switch t {
 			case '{', '[':
-				path := ""
-				if len(stack) > 0 {
-					path = here()
-				}
-				stack = append(stack, jsonFrame{path: path, object: t == '{', keyNext: true})
+				stack = append(stack, jsonFrame{object: t == '{', keyNext: true})
 			default:
 				stack = stack[:len(stack)-1]
 				done()
@@ -218,13 +236,13 @@ func jsonTextProblem(raw []byte) (path, problem string) {
 			}
 			if top := len(stack) - 1; top >= 0 && stack[top].object && stack[top].keyNext {
 				if p != "" {
-					return joinPath(stack[top].path, fieldLabel(t)), nameProblem(p)
+					return jsonPath(stack, &t), nameProblem(p)
 				}
 				stack[top].key, stack[top].keyNext = t, false
 				continue
 			}
 			if p != "" {
-				return here(), p
+				return jsonPath(stack, nil), p
 			}
 		}
 		done()
@@ -237,11 +255,4 @@ func nameProblem(p string) string {
 		return "the name is " + p
 	}
 	return "the name " + p
-}
-
-func joinPath(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
 }

@@ -2,10 +2,10 @@ package web
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/web/views"
 )
 
@@ -21,7 +21,7 @@ func (s *Server) handleTokens(c echo.Context) error { return s.tokensPage(c, htt
 
 // handleTokenCreate makes a token and shows its secret this once.
 func (s *Server) handleTokenCreate(c echo.Context) error {
-	name := strings.TrimSpace(c.FormValue("name"))
+	name := label.Clean(c.FormValue("name"))
 	if name == "" || len(name) > 100 {
 		return s.tokensPage(c, http.StatusUnprocessableEntity, "", "Name the token (at most 100 characters) so you know later what uses it.")
 	}

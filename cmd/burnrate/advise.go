@@ -27,6 +27,7 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	pc := newPricingCommand("advise", stdout, &b.PriceSource)
 	fs := pc.fs
 	var params, tokens, inputTokens, target, deadline, mfu, eta, seqLen, concurrency, maxGPUs, memFraction, datacenter string
+	var rps, promptTokens, outputTokens, ttft, tpot, percentile string
 	fs.StringVar(&b.Job, "job", "", "job type: "+jobList()+" (required)")
 	fs.StringVar(&b.Model, "model", "", "a known open model: "+strings.Join(pricing.ModelNames(), ", "))
 	fs.StringVar(&params, "params", "", "parameter count of a custom model instead of --model (e.g. 13e9 or 13B)")
@@ -34,8 +35,14 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	fs.StringVar(&tokens, "tokens", "", "training tokens, or tokens to generate (batch inference); 1e9, 1B, 500M …")
 	fs.StringVar(&inputTokens, "input-tokens", "", "prompt tokens to read (batch inference)")
 	fs.StringVar(&seqLen, "seq-len", "", "sequence length / context per sequence (default 4096)")
-	fs.StringVar(&concurrency, "concurrency", "", "concurrent sequences (serving), or a batch cap (batch inference)")
+	fs.StringVar(&concurrency, "concurrency", "", "requests in flight (serving), or a batch cap (batch inference)")
 	fs.StringVar(&target, "target-tokens-per-s", "", "generated tokens per second to sustain (serving)")
+	fs.StringVar(&rps, "requests-per-s", "", "requests arriving per second (serving; instead of --concurrency)")
+	fs.StringVar(&promptTokens, "prompt-tokens", "", "prompt tokens per request (serving, default 1024)")
+	fs.StringVar(&outputTokens, "output-tokens", "", "generated tokens per request (serving, default 256)")
+	fs.StringVar(&ttft, "ttft-ms", "", "time-to-first-token target in ms (serving, default 2000)")
+	fs.StringVar(&tpot, "tpot-ms", "", "time-per-output-token target in ms (serving, default 50)")
+	fs.StringVar(&percentile, "latency-percentile", "", "percentile the latency targets hold at (serving, default 90)")
 	fs.StringVar(&deadline, "deadline-hours", "", "finish within this many hours (training default 1440, 60 days)")
 	fs.BoolVar(&b.Spot, "spot", false, "allow spot/preemptible prices (with the interruption overhead)")
 	fs.StringVar(&b.GPU, "gpu", "", "only this GPU type, e.g. H100, A100-80GB, L4")
@@ -56,6 +63,12 @@ func runAdvise(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	b.InputTokens = f.float(quantity.Tokens, "input-tokens", inputTokens)
 	b.TargetTokensPerSec = f.float(quantity.Rate, "target-tokens-per-s", target)
 	b.DeadlineHours = f.float(quantity.Hours, "deadline-hours", deadline)
+	b.RequestsPerSec = f.float(quantity.Rate, "requests-per-s", rps)
+	b.PromptTokens = f.int(quantity.Count, "prompt-tokens", promptTokens)
+	b.OutputTokens = f.int(quantity.Count, "output-tokens", outputTokens)
+	b.TTFTMs = f.float(quantity.Factor, "ttft-ms", ttft)
+	b.TPOTMs = f.float(quantity.Factor, "tpot-ms", tpot)
+	b.LatencyPercentile = f.float(quantity.Factor, "latency-percentile", percentile)
 	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
 	b.Concurrency = f.int(quantity.Count, "concurrency", concurrency)
 	b.MaxGPUs = f.int(quantity.Count, "max-gpus", maxGPUs)
@@ -90,7 +103,12 @@ func printAdvice(stdout io.Writer, adv pricing.Advice) {
 	if len(adv.Options) > 0 {
 		fmt.Fprintln(stdout)
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/1M tok\tmem GB need/usable\tprecision\tbadge\t")
+		serving := adv.Assumptions.Serving != nil
+		if serving {
+			fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\tTTFT ms\tTPOT ms\tout tok/s\tcost USD/month\tUSD/h\tUSD/1M out tok\tmem GB need/usable\tprecision\tbadge\t")
+		} else {
+			fmt.Fprintln(tw, "provider\tinstance\tGPUs\tpricing\thours\tGPU-hours\tcost USD\tUSD/h\tUSD/1M tok\tmem GB need/usable\tprecision\tbadge\t")
+		}
 		for _, o := range adv.Options {
 			perM := "-"
 			if o.USDPerMTok != nil {
@@ -104,10 +122,27 @@ func printAdvice(stdout io.Writer, adv pricing.Advice) {
 			if badge == "" {
 				badge = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%.1f/%.1f\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
-				o.Pricing, o.Hours, o.GPUHours, quantity.FormatAmount(o.CostUSD), perM, o.MemoryNeededGB, o.MemoryAvailableGB, o.Precision, badge)
+			hours, gpuHours, cost := fmt.Sprintf("%.2f", o.Hours), fmt.Sprintf("%.1f", o.GPUHours), quantity.FormatAmount(o.CostUSD)
+			if serving {
+				hours, gpuHours = fmt.Sprintf("%.0f\t%.1f", o.TTFTMs, o.TPOTMs), fmt.Sprintf("%.0f", o.OutputTokensPerSec)
+			}
+			if adv.Assumptions.FitOnly {
+				hours, gpuHours, cost = "-", "-", "-"
+			}
+			mem := fmt.Sprintf("%.1f/%.1f", o.MemoryNeededGB, o.MemoryAvailableGB)
+			if o.Tight {
+				mem += " tight"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", o.Provider, o.InstanceType, gpus,
+				o.Pricing, hours, gpuHours, cost, quantity.FormatAmount(o.USDPerHour), perM, mem, o.Precision, badge)
 		}
 		tw.Flush()
+	}
+	if len(adv.MissedTarget) > 0 {
+		fmt.Fprintf(stdout, "\n--- below the line: %d configuration(s) that hold the load but miss the target ---\n", len(adv.MissedTarget))
+		for _, o := range adv.MissedTarget {
+			fmt.Fprintf(stdout, "%s %s (%s): %s per %g h; %s\n", o.Provider, o.InstanceType, o.Config(), quantity.FormatAmount(o.CostUSD), adv.Assumptions.ServingHours, o.Miss)
+		}
 	}
 	for _, o := range adv.Options {
 		if o.Caveat != "" {

@@ -73,12 +73,14 @@ func TestAdviseJSON(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	// Training is sized by its tokens, as on the page and in the API:
-	// prompt tokens (a batch-inference input) do not stand in for them.
-	err = run(context.Background(), []string{"advise", "--job", "training", "--model", "llama-3.1-8b", "--input-tokens", "3B"},
-		env(nil), &bytes.Buffer{}, &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), "tokens: a training job is sized by its training tokens") {
-		t.Errorf("training without tokens: %v", err)
+	// Without tokens a training job gets the configurations that hold it, as on the page and in
+	// the API: `burnrate advise --job qlora --params 65B` lists a single 48 GB GPU.
+	out.Reset()
+	if err := run(context.Background(), []string{"advise", "--job", "qlora", "--params", "65B"}, env(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "No tokens given") || !strings.Contains(out.String(), "1× L40S") {
+		t.Errorf("qlora 65B without tokens printed:\n%s", out.String())
 	}
 }
 
@@ -150,8 +152,8 @@ func TestAdviseWithOrgPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 6.7591 h on one p5.48xlarge at the org's 8.00 USD/h (see the web test).
-	if !strings.Contains(out.String(), `"cost_usd": "54.07"`) {
+	// 6.2769 h on one p5.48xlarge at the org's 8.00 USD/h (see the web test).
+	if !strings.Contains(out.String(), `"cost_usd": "50.21"`) {
 		t.Fatalf("advise --org printed %.1500s", out.String())
 	}
 }
@@ -239,7 +241,7 @@ func TestBreakEvenMixCLI(t *testing.T) {
 func TestAdviseCLIShowsInstancesAndBadges(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "600",
+	err := run(context.Background(), []string{"advise", "--job", "serving", "--model", "llama-3.1-8b", "--concurrency", "600", "--tpot-ms", "200",
 		"--gpu", "RTX3090", "--datacenter-only", "false"}, env(nil), &out, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)

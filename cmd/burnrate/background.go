@@ -73,13 +73,15 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	// same plan quota, and start the same work after each import.
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	importer.AfterImport = afterImport(queue)
+	importer.Timeout = cfg.ImportTimeout
 	if bill.Enabled() {
 		importer.RowQuota = bill.RowQuota
 	}
 	// A connection that starts failing, or stalls, is told to the org's
 	// admins by the notifier, as alerts are.
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, Notifier: notifier}
+		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, Notifier: notifier,
+		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
 	periodic = append(periodic, connect.Periodic()...)

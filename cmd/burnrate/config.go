@@ -11,9 +11,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/connect/egress"
+	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/mail"
 )
 
@@ -28,7 +31,9 @@ type Config struct {
 	LogLevel       slog.Level
 	LogFormat      string
 	MaxUploadBytes int64
-	RunMigrations  bool
+	// ImportTimeout bounds one import's wall-clock time (IMPORT_TIMEOUT).
+	ImportTimeout time.Duration
+	RunMigrations bool
 	// SMTPURL is where mail goes (empty: mail is kept in the outbox, not
 	// sent); MailFrom is who it is from.
 	SMTPURL  string
@@ -47,6 +52,13 @@ type Config struct {
 	// private and link-local addresses, other hosts than hooks.slack.com,
 	// and plain http: for self-hosted installs whose receivers are inside.
 	WebhookAllowPrivate bool
+	// ConnectionsAllowHostCredentials lets a connection without a key of
+	// its own sign in as this server (its AWS role, AWS_* variables,
+	// ~/.aws): single-tenant installs only.
+	ConnectionsAllowHostCredentials bool
+	// ConnectionsEgress is where connections' endpoints may reach: public
+	// addresses, and the hosts and ranges CONNECTIONS_ALLOW_PRIVATE lists.
+	ConnectionsEgress egress.Policy
 	// SecretKey seals connections' credentials (AES-256-GCM); nil when
 	// SECRET_KEY is not set, which refuses new connections.
 	SecretKey *connect.Key
@@ -123,8 +135,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		env.problem(fmt.Errorf("MAX_UPLOAD_MB: want a positive whole number of megabytes, got %q", getenv("MAX_UPLOAD_MB")))
 	}
 	cfg.MaxUploadBytes = mb << 20
+	if cfg.ImportTimeout, err = time.ParseDuration(or("IMPORT_TIMEOUT", ingest.DefaultImportTimeout.String())); err != nil || cfg.ImportTimeout < time.Second {
+		env.problem(fmt.Errorf("IMPORT_TIMEOUT: want a duration of a second or more, such as 30m or 1h, got %q", getenv("IMPORT_TIMEOUT")))
+	}
 	cfg.RunMigrations = env.boolean("RUN_MIGRATIONS", true)
 	cfg.WebhookAllowPrivate = env.boolean("WEBHOOK_ALLOW_PRIVATE", false)
+	cfg.ConnectionsAllowHostCredentials = env.boolean("CONNECTIONS_ALLOW_HOST_CREDENTIALS", false)
+	if cfg.ConnectionsEgress, err = egress.ParseAllowList(getenv("CONNECTIONS_ALLOW_PRIVATE")); err != nil {
+		env.problem(fmt.Errorf("CONNECTIONS_ALLOW_PRIVATE: %w; want host names, addresses or CIDR ranges, comma-separated (minio.internal,10.20.0.0/16)", err))
+	}
 	if (cfg.Stripe.SecretKey == "") != (cfg.Stripe.WebhookSecret == "") {
 		env.problem(errors.New("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET: set both (billing on) or neither (self-hosted, billing off)"))
 	}

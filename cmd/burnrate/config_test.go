@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestConfigTrustedProxies(t *testing.T) {
@@ -58,6 +59,53 @@ func TestConfigWebhookAllowPrivate(t *testing.T) {
 	}
 	if _, err := loadConfig(env(map[string]string{"WEBHOOK_ALLOW_PRIVATE": "yes"})); err == nil || !strings.Contains(err.Error(), "WEBHOOK_ALLOW_PRIVATE") {
 		t.Fatalf("WEBHOOK_ALLOW_PRIVATE=yes: %v", err)
+	}
+}
+
+// TestConfigConnectionsAllowHostCredentials: off unless the operator says
+// so.
+func TestConfigConnectionsAllowHostCredentials(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ConnectionsAllowHostCredentials {
+		t.Fatalf("default CONNECTIONS_ALLOW_HOST_CREDENTIALS = %v, %v; want off", cfg.ConnectionsAllowHostCredentials, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_HOST_CREDENTIALS": "1"}))
+	if err != nil || !cfg.ConnectionsAllowHostCredentials {
+		t.Fatalf("CONNECTIONS_ALLOW_HOST_CREDENTIALS=1: %v, %v", cfg.ConnectionsAllowHostCredentials, err)
+	}
+}
+
+// TestConfigConnectionsAllowPrivate: public addresses only unless the
+// operator lists hosts or ranges; a bad entry is named.
+func TestConfigConnectionsAllowPrivate(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ConnectionsEgress.String() != "public addresses only" {
+		t.Fatalf("default CONNECTIONS_ALLOW_PRIVATE = %s, %v", cfg.ConnectionsEgress, err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_PRIVATE": "minio.internal,10.20.0.0/16"}))
+	if err != nil || cfg.ConnectionsEgress.String() != "public addresses and minio.internal, 10.20.0.0/16" {
+		t.Fatalf("CONNECTIONS_ALLOW_PRIVATE: %s, %v", cfg.ConnectionsEgress, err)
+	}
+	if _, err := loadConfig(env(map[string]string{"CONNECTIONS_ALLOW_PRIVATE": "10.0.0.0/99"})); err == nil || !strings.Contains(err.Error(), `CONNECTIONS_ALLOW_PRIVATE: "10.0.0.0/99" is not a CIDR range`) {
+		t.Fatalf("bad range: %v", err)
+	}
+}
+
+func TestConfigImportTimeout(t *testing.T) {
+	t.Parallel()
+	cfg, err := loadConfig(env(nil))
+	if err != nil || cfg.ImportTimeout != 30*time.Minute {
+		t.Fatalf("default IMPORT_TIMEOUT = %s, %v", cfg.ImportTimeout, err)
+	}
+	if cfg, err = loadConfig(env(map[string]string{"IMPORT_TIMEOUT": "2h"})); err != nil || cfg.ImportTimeout != 2*time.Hour {
+		t.Fatalf("IMPORT_TIMEOUT=2h: %s, %v", cfg.ImportTimeout, err)
+	}
+	for _, bad := range []string{"0", "10ms", "soon"} {
+		if _, err := loadConfig(env(map[string]string{"IMPORT_TIMEOUT": bad})); err == nil || !strings.Contains(err.Error(), "IMPORT_TIMEOUT") {
+			t.Errorf("IMPORT_TIMEOUT=%s: %v", bad, err)
+		}
 	}
 }
 

@@ -99,7 +99,7 @@ func (a *connectionAdd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&in.Prefix, "prefix", "", "aws-s3: the export's prefix and name (cur/my-export); azure-blob: the export's directory")
 	fs.StringVar(&in.Region, "region", "", "aws-s3: the bucket's region (default us-east-1)")
 	fs.StringVar(&in.EndpointURL, "endpoint-url", "", "aws-s3: an S3-compatible server instead of AWS; azure-blob: the blob service's URL (Azurite, another cloud)")
-	fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (default: the host's credential chain)")
+	fs.StringVar(&in.AccessKeyID, "access-key-id", "", "aws-s3: an access key id (required unless CONNECTIONS_ALLOW_HOST_CREDENTIALS=1 lends the host's credential chain)")
 	fs.StringVar(&a.secretFile, "secret-access-key-file", "", "aws-s3: a file holding the secret access key, or - for standard input")
 	fs.StringVar(&in.Account, "account", "", "azure-blob: the storage account the export is delivered to")
 	fs.StringVar(&in.Container, "container", "", "azure-blob: the container")

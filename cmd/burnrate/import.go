@@ -56,6 +56,7 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	}
 	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	im.AfterImport = afterImport(bg.Queue())
+	im.Timeout = cfg.ImportTimeout
 	if bg.billing.Enabled() {
 		im.RowQuota = bg.billing.RowQuota // the plan's monthly rows, as for uploads
 	}

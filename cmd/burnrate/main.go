@@ -39,6 +39,8 @@ Commands:
                              create an org and print its slug and an API token
   org plan --org SLUG [--set free|team|business] [--json]
                              show an org's plan and its use, or set the plan
+  org delete --org SLUG --yes
+                             delete an org and all of its data
   import --org SLUG [--source NAME] [--json] FILE...
                              import billing exports / LLM usage logs (CSV, .csv.gz or Parquet)
   imports list|delete --org SLUG [--json] [ID]

@@ -20,8 +20,12 @@ func runOrg(ctx context.Context, cfg Config, log *slog.Logger, args []string, st
 	if len(args) > 0 && args[0] == "plan" {
 		return runOrgPlan(ctx, cfg, log, args[1:], stdout)
 	}
+	if len(args) > 0 && args[0] == "delete" {
+		return runOrgDelete(ctx, cfg, log, args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("org: want 'org create --name NAME --owner-email EMAIL [--password P] [--json]' or 'org plan --org SLUG [--set PLAN]'")
+		return errors.New("org: want 'org create --name NAME --owner-email EMAIL [--password P] [--json]', " +
+			"'org plan --org SLUG [--set PLAN]' or 'org delete --org SLUG --yes'")
 	}
 	fs := flag.NewFlagSet("org create", flag.ContinueOnError)
 	name := fs.String("name", "", "the org's name (required)")
@@ -114,4 +118,34 @@ func ownerByEmail(ctx context.Context, tx *store.Store, email, name, pw string) 
 		return user, false, "", err
 	}
 	return user, true, generated, nil
+}
+
+// runOrgDelete is 'burnrate org delete': an org and everything of it (its
+// imports, charges and rollups, budgets, members' memberships, tokens,
+// settings) in one transaction; its users stay, as they may belong to
+// other orgs. Deleting rows of an org by hand in SQL leaves its charges and
+// GPU usage rollup behind, which have no foreign key to orgs.
+func runOrgDelete(ctx context.Context, cfg Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("org delete", flag.ContinueOnError)
+	slug := fs.String("org", "", "the org's slug (required)")
+	yes := fs.Bool("yes", false, "really delete it: nothing of the org can be brought back")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *slug == "" || fs.NArg() > 0 {
+		return errors.New("org delete: want 'org delete --org SLUG --yes'")
+	}
+	if !*yes {
+		return fmt.Errorf("org delete: deleting org %q deletes all of its data for good; add --yes to do it", *slug)
+	}
+	db, org, err := openOrg(ctx, cfg, log, "org delete", *slug)
+	if err != nil {
+		return err
+	}
+	defer db.close()
+	if err := db.store.DeleteOrg(ctx, org.ID); err != nil {
+		return fmt.Errorf("org delete: %w", err)
+	}
+	fmt.Fprintf(stdout, "deleted org %s (%s)\n", org.Slug, org.Name)
+	return nil
 }

@@ -23,6 +23,7 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 	srv := web.NewServer(log, db.store, web.Config{
 		BaseURL:        cfg.BaseURL,
 		MaxUploadBytes: cfg.MaxUploadBytes,
+		ImportTimeout:  cfg.ImportTimeout,
 		Version:        version,
 		TrustedProxies: cfg.TrustedProxies,
 		MetricsToken:   cfg.MetricsToken,

@@ -50,7 +50,11 @@ type AssumptionField struct {
 
 // AssumptionFields lists every field of pricing.Assumptions the form edits.
 var AssumptionFields = []AssumptionField{
-	{"mfu", "MFU", "model-FLOPs utilisation of training a 70B+ model (smaller models reach less)"},
+	{"mfu", "Matmul fraction", "share of peak training matmuls reach (0: calibrated per GPU generation)"},
+	{"attention_efficiency", "Attention efficiency", "attention FLOPs' rate relative to the matmuls'"},
+	{"global_batch_tokens", "Global batch (tokens)", "tokens per optimizer step across all GPUs"},
+	{"step_overhead_s", "Step overhead (s)", "per optimizer step: update, sync, logging"},
+	{"gpu_failures_per_hour", "GPU failures / GPU-hour", "hardware failures that restart the job (Llama 3: 1.97e-5)"},
 	{"inference_mfu", "Inference MFU", "compute-bound inference: prefill and large-batch decode"},
 	{"memory_fraction", "Memory fraction", "share of each GPU's memory to plan on"},
 	{"runtime_reserve_gb", "Runtime reserve (GB)", "per GPU: CUDA context and engine"},
@@ -58,7 +62,7 @@ var AssumptionFields = []AssumptionField{
 	{"training_flops_factor", "Training FLOPs / (N·D)", "6: 2 forward + 4 backward"},
 	{"lora_flops_factor", "LoRA FLOPs / (N·D)", "4: no weight gradients for the frozen base"},
 	{"training_bytes_per_param", "Training bytes / param", "mixed-precision AdamW: 2 + 2 + 12"},
-	{"qlora_bytes_per_param", "QLoRA bytes / param", "4-bit NF4 base with constants"},
+	{"qlora_bytes_per_param", "QLoRA bytes / param", "4-bit NF4 base with double-quantised constants (4.127 bits)"},
 	{"adapter_fraction", "LoRA adapter fraction", "trainable params / base params (0: from the rank)"},
 	{"lora_rank", "LoRA rank", "adapters on every attention and MLP projection"},
 	{"micro_batch", "Micro-batch", "sequences per GPU whose activations are held"},

@@ -45,7 +45,7 @@ func TokensPage(s Shell, tokens []store.APIToken, newSecret, formError string) t
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h2>API tokens</h2><p class=\"muted\">Tokens let scripts use the HTTP API: <code>Authorization: Bearer &lt;token&gt;</code>.</p><p class=\"muted\" data-testid=\"token-rule\">A token works only while the member who created it belongs to the org: removing a member revokes every token they created.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h2>API tokens</h2><p class=\"muted\">Tokens let scripts use the HTTP API: <code>Authorization: Bearer &lt;token&gt;</code>.</p><p class=\"muted\" data-testid=\"token-rule\">A token acts with the role of the member who created it, as it is now (demoting them narrows their tokens at once), and works only while they belong to the org: removing a member revokes every token they created.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -1,0 +1,2 @@
+-- Nothing to undo: the characters dropped from names are not kept.
+SELECT 1;
