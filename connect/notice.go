@@ -12,6 +12,7 @@ import (
 
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/store"
 )
@@ -159,15 +160,15 @@ func problemNotice(org store.Org, j freshness.Connection, problem string, since 
 	at := since.In(loc).Format("Mon 2 Jan 15:04 MST")
 	var subject, text string
 	if problem == store.NoticeFailing {
-		subject = fmt.Sprintf("Connection “%s” is failing: %s", oneLine(j.Name), clip(oneLine(j.Error), 120))
+		subject = fmt.Sprintf("Connection “%s” is failing: %s", label.Clean(j.Name), clip(label.Clean(j.Error), 120))
 		text = fmt.Sprintf("The connection “%s” (%s) of %s has failed since %s (%s in a row).\n\nError: %s\nWhat to do: %s\n",
-			oneLine(j.Name), j.Kind, oneLine(org.Name), at, runs(j.Failures), oneLine(j.Error), j.Fix)
+			label.Clean(j.Name), j.Kind, label.Clean(org.Name), at, runs(j.Failures), label.Clean(j.Error), j.Fix)
 	} else {
-		subject = fmt.Sprintf("Connection “%s” has stopped delivering data", oneLine(j.Name))
+		subject = fmt.Sprintf("Connection “%s” has stopped delivering data", label.Clean(j.Name))
 		text = fmt.Sprintf("The connection “%s” (%s) of %s runs, but its data has not advanced since %s: "+
 			"its kind is usually no more than %s behind.\n\nWhat to do: check that the provider still writes the export "+
 			"or report the connection reads (its prefix, its project), then press Sync now.\n",
-			oneLine(j.Name), j.Kind, oneLine(org.Name), throughText(j.Through, loc), lagText(j.Lag))
+			label.Clean(j.Name), j.Kind, label.Clean(org.Name), throughText(j.Through, loc), lagText(j.Lag))
 	}
 	text += fmt.Sprintf("\nUntil it is fixed, the dashboard, the budgets and the digest lack its data (%s).\n"+
 		"You get one email for this problem, and one when the connection works again.\n", throughText(j.Through, loc))
@@ -184,10 +185,10 @@ func recoveredNotice(org store.Org, c store.Connection, j freshness.Connection) 
 		since = *c.NoticeSince
 	}
 	text := fmt.Sprintf("The connection “%s” (%s) of %s works again: its last run imported %d rows, and its data reaches %s.\n",
-		oneLine(j.Name), j.Kind, oneLine(org.Name), c.LastRows, throughText(j.Through, org.Location()))
+		label.Clean(j.Name), j.Kind, label.Clean(org.Name), c.LastRows, throughText(j.Through, org.Location()))
 	return notify.Notification{
 		Kind: notify.KindConnection, OrgID: org.ID, Key: noticeKey(j.ID, "recovered", since),
-		Subject: fmt.Sprintf("Connection “%s” works again", oneLine(j.Name)), Text: text, Link: "/connections",
+		Subject: fmt.Sprintf("Connection “%s” works again", label.Clean(j.Name)), Text: text, Link: "/connections",
 		Payload: noticePayload(j, "recovered", since),
 	}
 }
@@ -223,17 +224,6 @@ func throughText(t time.Time, loc *time.Location) string {
 // lagText is a lag in hours, for people.
 func lagText(d time.Duration) string {
 	return strconv.FormatFloat(d.Hours(), 'f', -1, 64) + " hours"
-}
-
-// oneLine turns control characters into spaces: names and errors come
-// from people and providers, and a subject must stay one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
 }
 
 // ReplaceKey replaces orgID's connection id's credentials with those in in

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
@@ -94,11 +94,11 @@ func Subject(d Digest) string {
 	switch {
 	case d.Data.NoData:
 		// Never a confident zero from data that is not in.
-		s = oneLine(d.OrgName) + ": no data yet for " + strings.TrimPrefix(when, "on ")
+		s = label.Clean(d.OrgName) + ": no data yet for " + strings.TrimPrefix(when, "on ")
 	case len(spent) == 0:
-		s = oneLine(d.OrgName) + ": nothing spent " + when
+		s = label.Clean(d.OrgName) + ": nothing spent " + when
 	default:
-		s = oneLine(d.OrgName) + ": " + strings.Join(spent, " + ") + " " + when
+		s = label.Clean(d.OrgName) + ": " + strings.Join(spent, " + ") + " " + when
 	}
 	if !d.Data.NoData && len(d.Data.Missing) > 0 {
 		s += " (partial)"
@@ -196,7 +196,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	base := strings.TrimRight(baseURL, "/")
 	date := d.Date()
 	v := view{
-		Title:          oneLine(d.OrgName) + " — " + d.Day.Format("Monday, January 2, 2006"),
+		Title:          label.Clean(d.OrgName) + " — " + d.Day.Format("Monday, January 2, 2006"),
 		Subject:        Subject(d),
 		ChartSrc:       chartSrc,
 		DashboardURL:   base + "/dashboard?range=custom&from=" + date + "&to=" + date,
@@ -208,7 +208,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	v.NoData, v.DataLines = dataLines(d)
 	v.ChartAlt = "Daily spend in " + d.Chart.Currency + " for the " + strconv.Itoa(len(d.Chart.Days)) + " days to " + date
 	if d.Chart.Line.IsPositive() {
-		v.ChartAlt += ", against the " + oneLine(d.Chart.LineLabel) + " (" + quantity.FormatMoney(d.Chart.Line, d.Chart.Currency) + " a day)"
+		v.ChartAlt += ", against the " + label.Clean(d.Chart.LineLabel) + " (" + quantity.FormatMoney(d.Chart.Line, d.Chart.Currency) + " a day)"
 	}
 	for _, c := range d.Currencies {
 		cv := currencyViewOf(c, d.Day)
@@ -218,7 +218,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 		v.Currencies = append(v.Currencies, cv)
 	}
 	for _, b := range d.Budgets {
-		bv := budgetView{Name: oneLine(b.Name), Period: b.Period, State: "ok",
+		bv := budgetView{Name: label.Clean(b.Name), Period: b.Period, State: "ok",
 			Line: quantity.FormatMoney(b.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) + " (" + strconv.Itoa(b.Percent) + "%)"}
 		switch {
 		case b.Over:
@@ -242,7 +242,7 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 			}
 		}
 		if b.DataNote != "" {
-			bv.Extra = strings.TrimPrefix(bv.Extra+" — "+oneLine(b.DataNote), " — ")
+			bv.Extra = strings.TrimPrefix(bv.Extra+" — "+label.Clean(b.DataNote), " — ")
 		}
 		if bv.Bad {
 			v.Over++
@@ -277,13 +277,13 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 	if c.Forecast != nil {
 		cv.Month += "forecast for " + day.Format("January") + " " + quantity.FormatMoney(*c.Forecast, cur)
 		if c.ForecastNote != "" {
-			cv.Month += " (" + oneLine(c.ForecastNote) + ": the forecast lacks it)"
+			cv.Month += " (" + label.Clean(c.ForecastNote) + ": the forecast lacks it)"
 		}
 	} else {
-		cv.Month += "no forecast: " + oneLine(strings.TrimSuffix(c.ForecastNote, "."))
+		cv.Month += "no forecast: " + label.Clean(strings.TrimSuffix(c.ForecastNote, "."))
 	}
 	for _, p := range c.Providers {
-		cv.Providers = append(cv.Providers, pair{oneLine(p.Name), quantity.FormatMoney(p.Amount, cur)})
+		cv.Providers = append(cv.Providers, pair{label.Clean(p.Name), quantity.FormatMoney(p.Amount, cur)})
 	}
 	cv.HasProvider = len(cv.Providers) > 0
 	for _, m := range c.Movers {
@@ -295,15 +295,15 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 		if pct != "new" && m.Change.IsPositive() {
 			pct = "+" + pct
 		}
-		cv.Movers = append(cv.Movers, pair{oneLine(m.Name), sign + quantity.FormatMoney(m.Change, cur) + " (" + pct + ")"})
+		cv.Movers = append(cv.Movers, pair{label.Clean(m.Name), sign + quantity.FormatMoney(m.Change, cur) + " (" + pct + ")"})
 	}
 	if c.Anomaly != nil {
-		cv.Anomaly = oneLine(c.Anomaly.Note)
+		cv.Anomaly = label.Clean(c.Anomaly.Note)
 	}
 	if c.GPUHours.IsPositive() {
 		var gs []string
 		for _, g := range c.GPUs {
-			gs = append(gs, oneLine(orNone(g.GPU))+" "+quantity.Group(g.Hours.StringFixed(1)))
+			gs = append(gs, label.Clean(orNone(g.GPU))+" "+quantity.Group(g.Hours.StringFixed(1)))
 		}
 		cv.GPUHours = quantity.Group(c.GPUHours.StringFixed(1)) + " GPU-hours: " + strings.Join(gs, ", ")
 	}
@@ -318,7 +318,7 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 		var parts []string
 		for _, p := range []string{dr.Provider, dr.Service, dr.Account, dr.Model} {
 			if p != "" {
-				parts = append(parts, oneLine(p))
+				parts = append(parts, label.Clean(p))
 			}
 		}
 		cv.Drivers = append(cv.Drivers, pair{strings.Join(parts, " · "), quantity.FormatMoney(dr.Amount, cur)})
@@ -420,25 +420,25 @@ func dataLines(d Digest) (noData string, lines []string) {
 			if i == 3 {
 				break
 			}
-			newest = append(newest, oneLine(s.Name)+" through "+through(s))
+			newest = append(newest, label.Clean(s.Name)+" through "+through(s))
 		}
 		noData = "No data for " + day + " yet: newest " + strings.Join(newest, ", ") + ". Its spend is not known yet, not zero."
 	} else {
 		for _, s := range d.Data.Missing {
-			lines = append(lines, oneLine(s.Name)+" ("+s.Source+") has not sent all of "+day+" yet: through "+through(s))
+			lines = append(lines, label.Clean(s.Name)+" ("+s.Source+") has not sent all of "+day+" yet: through "+through(s))
 		}
 	}
 	for _, s := range d.Data.Late {
-		lines = append(lines, fmt.Sprintf("%s (%s) is late: through %s, and usually within %s", oneLine(s.Name), s.Source,
+		lines = append(lines, fmt.Sprintf("%s (%s) is late: through %s, and usually within %s", label.Clean(s.Name), s.Source,
 			through(s), lagText(s.ExpectedLagHours)))
 	}
 	for _, c := range d.Data.Connections {
-		l := "Connection “" + oneLine(c.Name) + "” " + c.Health
+		l := "Connection “" + label.Clean(c.Name) + "” " + c.Health
 		if c.Error != "" {
-			l += ": " + oneLine(c.Error)
+			l += ": " + label.Clean(c.Error)
 		}
 		if c.Fix != "" {
-			l += ". " + oneLine(c.Fix)
+			l += ". " + label.Clean(c.Fix)
 		}
 		lines = append(lines, l)
 	}
@@ -475,15 +475,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// oneLine turns control characters into spaces: names come from users and
-// bills, and a subject or a line of text must stay one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

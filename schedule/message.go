@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -62,7 +62,7 @@ func (a Alert) Message(ctx context.Context, baseURL string) (AlertMessage, error
 	v := a.view(link)
 	m := AlertMessage{
 		Kind: AlertKind, OrgID: a.OrgID, Link: link, Recipients: slices.Clone(b.Recipients),
-		Subject: "Budget “" + oneLine(b.Name) + "” " + v.Headline + ": " + v.Spent,
+		Subject: "Budget “" + label.Clean(b.Name) + "” " + v.Headline + ": " + v.Spent,
 		Text:    v.text(), Payload: a.payload(link),
 	}
 	var html strings.Builder
@@ -77,7 +77,7 @@ func (a Alert) view(link string) alertView {
 	s := a.Status
 	b := s.Budget
 	v := alertView{
-		Name:     oneLine(b.Name),
+		Name:     label.Clean(b.Name),
 		Headline: "has crossed " + percents(a.Thresholds) + " of its amount",
 		Spent: quantity.FormatMoney(s.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) +
 			" (" + strconv.Itoa(s.Percent) + "%)",
@@ -108,7 +108,7 @@ func (a Alert) view(link string) alertView {
 		var parts []string
 		for _, p := range []string{d.Provider, d.Service, d.Account, d.Model} {
 			if p != "" {
-				parts = append(parts, oneLine(p))
+				parts = append(parts, label.Clean(p))
 			}
 		}
 		if len(parts) == 0 {
@@ -204,7 +204,7 @@ func scopeText(sc store.BudgetScope, currency string) string {
 	for _, p := range []struct{ k, v string }{{"provider", sc.Provider}, {"service", sc.Service}, {"account", sc.Account},
 		{"team", sc.Team}, {"model", sc.Model}, {"source", sc.Source}} {
 		if p.v != "" {
-			parts = append(parts, p.k+"="+oneLine(p.v))
+			parts = append(parts, p.k+"="+label.Clean(p.v))
 		}
 	}
 	keys := make([]string, 0, len(sc.Tags))
@@ -213,22 +213,10 @@ func scopeText(sc store.BudgetScope, currency string) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		parts = append(parts, "tag "+oneLine(k)+"="+oneLine(sc.Tags[k]))
+		parts = append(parts, "tag "+label.Clean(k)+"="+label.Clean(sc.Tags[k]))
 	}
 	if len(parts) == 0 {
 		return "all spend in " + currency
 	}
 	return strings.Join(parts, ", ") + ", in " + currency
-}
-
-// oneLine turns control characters (newlines above all) into spaces:
-// names come from users and bills, and a subject line or a line of text
-// must stay one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

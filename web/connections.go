@@ -285,6 +285,15 @@ func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
 		return err
 	}
 	conn, err := s.createConnection(c, in)
+	if err != nil {
+		return apiConnectionError(err)
+	}
+	return c.JSON(http.StatusCreated, connect.ViewOf(conn))
+}
+
+// apiConnectionError is err as the connections API answers it: a refused
+// input (every field at fault) or a server without SECRET_KEY is a 422.
+func apiConnectionError(err error) error {
 	var ie *connect.InputError
 	switch {
 	case errors.As(err, &ie):
@@ -295,10 +304,8 @@ func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
 		return unprocessable("%s", strings.Join(msgs, "; "))
 	case errors.Is(err, connect.ErrNoKey):
 		return unprocessable("%s", err.Error())
-	case err != nil:
-		return err
 	}
-	return c.JSON(http.StatusCreated, connect.ViewOf(conn))
+	return err
 }
 
 func (s *Server) handleAPIConnectionDelete(c echo.Context) error {
@@ -332,18 +339,8 @@ func (s *Server) handleAPIConnectionKey(c echo.Context) error {
 	}
 	out, err := s.replaceKey(c, conn, connect.Input{APIKey: body.APIKey, AccessKeyID: body.AccessKeyID,
 		SecretAccessKey: body.SecretAccessKey, AccountKey: body.AccountKey, SASToken: body.SASToken})
-	var ie *connect.InputError
-	switch {
-	case errors.As(err, &ie):
-		msgs := []string{}
-		for _, ie := range connect.InputErrors(err) {
-			msgs = append(msgs, ie.Error())
-		}
-		return unprocessable("%s", strings.Join(msgs, "; "))
-	case errors.Is(err, connect.ErrNoKey):
-		return unprocessable("%s", err.Error())
-	case err != nil:
-		return err
+	if err != nil {
+		return apiConnectionError(err)
 	}
 	return c.JSON(http.StatusOK, connect.ViewOf(out))
 }

@@ -152,21 +152,7 @@ func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.
 // handleAnomalies is every unusual day of a dashboard view (its query), on
 // a page of its own: the dashboard lists the few that cost most.
 func (s *Server) handleAnomalies(c echo.Context) error {
-	ctx := c.Request().Context()
-	org := currentOrg(c)
-	sq, err := s.viewQuery(org, c.QueryParams(), s.today(org))
-	if err != nil {
-		return err
-	}
-	version, err := s.db(c).SpendVersion(ctx, org.ID)
-	if err != nil {
-		return err
-	}
-	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
-	if err != nil {
-		return err
-	}
-	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
+	d, sq, err := s.subView(c, c.QueryParams())
 	if err != nil {
 		return err
 	}
@@ -174,32 +160,38 @@ func (s *Server) handleAnomalies(c echo.Context) error {
 		templ.SafeURL("/dashboard?"+sq.values().Encode())))
 }
 
+// subView is the dashboard view q names, computed or cached as the
+// dashboard has it, for a page that shows part of it.
+func (s *Server) subView(c echo.Context, q url.Values) (dashboardData, spendQuery, error) {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	sq, err := s.viewQuery(org, q, s.today(org))
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	version, err := s.db(c).SpendVersion(ctx, org.ID)
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
+	return d, sq, err
+}
+
 // handleDailyTable is one currency's daily table of a dashboard view (the
 // view's query and currency=): what the view's closed table fetches when
 // opened, or, without htmx, a page of its own.
 func (s *Server) handleDailyTable(c echo.Context) error {
-	ctx := c.Request().Context()
-	org := currentOrg(c)
-	today := s.today(org)
 	q := c.QueryParams()
 	cur := strings.ToUpper(q.Get("currency"))
 	if cur == "" {
 		return unprocessable("currency: say which currency's table, as in currency=USD")
 	}
 	q.Del("currency")
-	sq, err := s.viewQuery(org, q, today)
-	if err != nil {
-		return err
-	}
-	version, err := s.db(c).SpendVersion(ctx, org.ID)
-	if err != nil {
-		return err
-	}
-	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
-	if err != nil {
-		return err
-	}
-	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
+	d, sq, err := s.subView(c, q)
 	if err != nil {
 		return err
 	}
@@ -577,8 +569,8 @@ var budgetMonths = struct {
 const maxBudgetMonths = 4096
 
 // budgetMonthLines is the budgetMonth of a budget of amount per period, in
-// the month of day. The pace adds the day's amount up from the 1st (each
-// sum exact), then rounds to the cent.
+// the month of day: its daily amount and its pace (budget.DailyAmount and
+// budget.PaceLine, as the budget's burn-down draws it), to the cent.
 func budgetMonthLines(period budget.Period, amount decimal.Decimal, day time.Time) budgetMonth {
 	days := budget.DaysInMonth(day)
 	key := string(period) + "|" + strconv.Itoa(days) + "|" + amount.String()
@@ -588,12 +580,9 @@ func budgetMonthLines(period budget.Period, amount decimal.Decimal, day time.Tim
 	if ok {
 		return bm
 	}
-	daily := budget.DailyAmount(period, amount, day)
-	bm = budgetMonth{daily: quantity.FormatFixed(daily, 2), pace: make([]string, days)}
-	pace := decimal.Zero
-	for i := range bm.pace {
-		pace = pace.Add(daily)
-		bm.pace[i] = quantity.FormatFixed(pace, 2)
+	bm = budgetMonth{daily: quantity.FormatFixed(budget.DailyAmount(period, amount, day), 2), pace: make([]string, days)}
+	for i, p := range budget.PaceLine(period, amount, day) {
+		bm.pace[i] = quantity.FormatFixed(p, 2)
 	}
 	budgetMonths.Lock()
 	if len(budgetMonths.m) >= maxBudgetMonths {

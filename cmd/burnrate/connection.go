@@ -174,11 +174,17 @@ func (cc connectionCommand) add(ctx context.Context, a connectionAdd, stdin io.R
 	if err != nil {
 		return fmt.Errorf("connection add: %w", err)
 	}
+	return cc.saved(c, "added")
+}
+
+// saved says c was saved with its key (done: "added", "has a new key") and
+// when it is pulled, or prints it as JSON.
+func (cc connectionCommand) saved(c store.Connection, done string) error {
 	if cc.asJSON {
 		return json.NewEncoder(cc.stdout).Encode(connect.ViewOf(c))
 	}
-	fmt.Fprintf(cc.stdout, "connection %q added (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
-		c.Name, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
+	fmt.Fprintf(cc.stdout, "connection %q %s (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
+		c.Name, done, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
 	return nil
 }
 
@@ -201,12 +207,7 @@ func (cc connectionCommand) key(ctx context.Context, a connectionAdd, stdin io.R
 	if err != nil {
 		return fmt.Errorf("connection key: %w", err)
 	}
-	if cc.asJSON {
-		return json.NewEncoder(cc.stdout).Encode(connect.ViewOf(c))
-	}
-	fmt.Fprintf(cc.stdout, "connection %q has a new key (%s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
-		c.Name, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
-	return nil
+	return cc.saved(c, "has a new key")
 }
 
 func (cc connectionCommand) list(ctx context.Context) error {

@@ -73,7 +73,7 @@ func TestConnectionCommands(t *testing.T) {
 	badFile := filepath.Join(t.TempDir(), "bad")
 	os.WriteFile(badFile, []byte("sk-admin-revoked-0000\n"), 0o600)
 	if out, err = cmd("connection", "key", "--org", org.Slug, "--api-key-file", badFile, "OpenAI"); err != nil ||
-		!strings.Contains(out, `connection "OpenAI" has a new key (…0000)`) {
+		!strings.Contains(out, `connection "OpenAI" has a new key (key …0000)`) {
 		t.Fatalf("key: %v\n%s", err, out)
 	}
 	if _, err = cmd("connection", "sync", "--org", org.Slug, "OpenAI"); err == nil {
