@@ -43,6 +43,36 @@ func TestImportRecordsHowFarItReaches(t *testing.T) {
 		}
 	}
 
+	// A newer file reaches further; removed, it takes its reach with it.
+	newer := "BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ProviderName,ServiceName,BillingAccountId\n" +
+		"10,2026-11-10T00:00:00Z,2026-11-11T00:00:00Z,USD,AWS,Amazon EC2,111\n"
+	res2, err := b.importFile(t, "focus-newer.csv", []byte(newer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach := func() string {
+		t.Helper()
+		ts, err := b.st.DataThrough(context.Background(), b.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ts {
+			if x.Provider == "AWS" && x.BillingAccount == "111" {
+				return x.Through.UTC().Format(time.RFC3339)
+			}
+		}
+		return "none"
+	}
+	if got := reach(); got != "2026-11-11T00:00:00Z" {
+		t.Errorf("AWS 111 reaches %s after the newer file, want 2026-11-11", got)
+	}
+	if _, err := b.st.RemoveImport(context.Background(), b.org.ID, res2.ID, 0, "cli"); err != nil {
+		t.Fatal(err)
+	}
+	if got := reach(); got != "2026-11-03T06:00:00Z" {
+		t.Errorf("AWS 111 reaches %s once the newer file is removed, want the older file's 2026-11-03T06:00", got)
+	}
+
 	// A request log: its last request's day, in the org's zone.
 	tokyo, err := b.st.UpdateOrg(context.Background(), b.org.ID, store.OrgUpdate{Name: b.org.Name, TimeZone: "Asia/Tokyo",
 		Currency: b.org.Currency, TeamTagKey: b.org.TeamTagKey})

@@ -25,16 +25,13 @@ type SourceThrough struct {
 	FirstDay, LastDay time.Time
 }
 
-// DataThrough lists how far each of orgID's sources reaches, from the
-// extents of its succeeded imports (a few rows per import).
+// DataThrough lists how far each of orgID's sources reaches: the latest of
+// its succeeded imports' extents, kept as they finish (source_through, a
+// row per source, provider, billing account and connection).
 func (s *Store) DataThrough(ctx context.Context, orgID int64) ([]SourceThrough, error) {
 	rows, err := s.q.Query(ctx, `
-		SELECT i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0),
-		       max(e.data_through), max(i.finished_at), min(e.first_day), max(e.last_day)
-		FROM import_extents e
-		JOIN imports i ON i.org_id = e.org_id AND i.id = e.import_id
-		WHERE e.org_id = $1 AND i.status = 'succeeded'
-		GROUP BY 1, 2, 3, 4
+		SELECT source, provider, billing_account, connection_id, data_through, last_import, first_day, last_day
+		FROM source_through WHERE org_id = $1
 		ORDER BY 1, 2, 3, 4`, orgID)
 	if err != nil {
 		return nil, mapError("data through", err)

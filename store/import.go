@@ -254,7 +254,66 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 		INSERT INTO import_extents (org_id, import_id, provider, billing_account, first_day, last_day, data_through)
 		SELECT $1, $2, p, a, f, l, t FROM unnest($3::text[], $4::text[], $5::date[], $6::date[], $7::timestamptz[]) AS x(p, a, f, l, t)`,
 		orgID, id, providers, accounts, firsts, lasts, throughs)
-	return mapError("finish import: extents", err)
+	if err != nil {
+		return mapError("finish import: extents", err)
+	}
+	// How far each source reaches rises with the import (source_through).
+	_, err = s.q.Exec(ctx, `
+		INSERT INTO source_through AS s (org_id, source, provider, billing_account, connection_id, data_through, last_import, first_day, last_day)
+		SELECT e.org_id, i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0), e.data_through, coalesce(i.finished_at, i.created_at),
+		       e.first_day, e.last_day
+		FROM import_extents e JOIN imports i ON i.org_id = e.org_id AND i.id = e.import_id
+		WHERE e.org_id = $1 AND e.import_id = $2
+		ON CONFLICT (org_id, source, provider, billing_account, connection_id) DO UPDATE SET
+			data_through = greatest(s.data_through, EXCLUDED.data_through), last_import = greatest(s.last_import, EXCLUDED.last_import),
+			first_day = least(s.first_day, EXCLUDED.first_day), last_day = greatest(s.last_day, EXCLUDED.last_day)`, orgID, id)
+	return mapError("finish import: source through", err)
+}
+
+// dropImportExtents deletes import id's extents and computes how far the
+// sources it touched reach again from the extents of the org's other
+// succeeded imports (source_through). Run it in the transaction that
+// removes the import's rows.
+func (s *Store) dropImportExtents(ctx context.Context, orgID, id int64) error {
+	rows, err := s.q.Query(ctx, `
+		DELETE FROM import_extents e USING imports i
+		WHERE e.org_id = $1 AND e.import_id = $2 AND i.org_id = e.org_id AND i.id = e.import_id
+		RETURNING i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0)`, orgID, id)
+	if err != nil {
+		return mapError("delete import's extents", err)
+	}
+	var sources, providers, accounts []string
+	var conns []int64
+	for rows.Next() {
+		var src, p, a string
+		var c int64
+		if err := rows.Scan(&src, &p, &a, &c); err != nil {
+			rows.Close()
+			return mapError("delete import's extents", err)
+		}
+		sources, providers, accounts, conns = append(sources, src), append(providers, p), append(accounts, a), append(conns, c)
+	}
+	if err := rows.Err(); err != nil || len(sources) == 0 {
+		return mapError("delete import's extents", err)
+	}
+	_, err = s.q.Exec(ctx, `
+		DELETE FROM source_through
+		WHERE org_id = $1 AND (source, provider, billing_account, connection_id) IN
+			(SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]))`, orgID, sources, providers, accounts, conns)
+	if err != nil {
+		return mapError("source through", err)
+	}
+	_, err = s.q.Exec(ctx, `
+		INSERT INTO source_through (org_id, source, provider, billing_account, connection_id, data_through, last_import, first_day, last_day)
+		SELECT e.org_id, i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0),
+		       max(e.data_through), coalesce(max(i.finished_at), max(i.created_at)), min(e.first_day), max(e.last_day)
+		FROM import_extents e
+		JOIN imports i ON i.org_id = e.org_id AND i.id = e.import_id
+		WHERE e.org_id = $1 AND i.status = 'succeeded' AND i.id <> $6
+		  AND (i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0)) IN
+			(SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]))
+		GROUP BY 1, 2, 3, 4, 5`, orgID, sources, providers, accounts, conns, id)
+	return mapError("source through", err)
 }
 
 // ErrImportRunning refuses to remove an import whose file is still being
@@ -331,8 +390,8 @@ func (s *Store) dropImportCharges(ctx context.Context, orgID, id int64) error {
 		return mapError("delete import's charges", err)
 	}
 	// With its rows goes how far they reached.
-	if _, err := s.q.Exec(ctx, `DELETE FROM import_extents WHERE org_id = $1 AND import_id = $2`, orgID, id); err != nil {
-		return mapError("delete import's extents", err)
+	if err := s.dropImportExtents(ctx, orgID, id); err != nil {
+		return err
 	}
 	return mapError("delete import's charges", delta.write(ctx, s.q, orgID))
 }
