@@ -1,6 +1,7 @@
 // Package connect pulls an org's spend on a schedule from where it already
-// lives: the OpenAI and Anthropic admin APIs, and billing exports that AWS
-// delivers to a bucket and Azure Cost Management to a storage container. Every pull goes through the same path as an upload
+// lives: the OpenAI and Anthropic admin APIs, billing exports that AWS
+// delivers to a bucket and Azure Cost Management to a storage container,
+// and the one Google writes to BigQuery. Every pull goes through the same path as an upload
 // (ingest.Importer): the same parsers, all-or-nothing per file, the same
 // dedupe and restatement rules, and an entry in the import history "via
 // connection NAME". A puller's only job is to turn what the provider serves
@@ -42,10 +43,11 @@ const (
 	KindAnthropic = "anthropic"
 	KindS3        = "aws-s3"
 	KindAzure     = "azure-blob"
+	KindGCP       = "gcp-bigquery"
 )
 
 // Kinds lists the kinds of connection, as stored and typed.
-func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3, KindAzure} }
+func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3, KindAzure, KindGCP} }
 
 // What an API connection pulls. Each provider's cost report is its bill; its
 // usage report is tokens, which the importer prices with the org's LLM
@@ -86,6 +88,10 @@ type Settings struct {
 	// not https://ACCOUNT.blob.core.windows.net (Azurite, another cloud).
 	Account   string `json:"account,omitempty"`
 	Container string `json:"container,omitempty"`
+
+	// Table is a GCP billing export's BigQuery table,
+	// project.dataset.table.
+	Table string `json:"table,omitempty"`
 }
 
 // Credentials are what a connection signs in with. They never print: as
@@ -102,6 +108,8 @@ type Credentials struct {
 	// without "?").
 	AccountKey string `json:"account_key,omitempty"`
 	SASToken   string `json:"sas_token,omitempty"`
+	// A GCP service account's key, the JSON Google's console downloads.
+	ServiceAccountJSON string `json:"service_account_json,omitempty"`
 }
 
 func (Credentials) String() string             { return "[redacted]" }
@@ -117,6 +125,8 @@ func (c Credentials) hint() string {
 	}
 	k := c.APIKey
 	switch {
+	case c.ServiceAccountJSON != "":
+		return gcpHint(c.ServiceAccountJSON)
 	case c.SASToken != "":
 		return "SAS token" + sasExpiry(c.SASToken)
 	case c.AccountKey != "":
@@ -138,6 +148,8 @@ type State struct {
 	// Periods is, per billing period of a bucket's export, the manifest
 	// version imported ("ETag/assembly or execution id").
 	Periods map[string]string `json:"periods,omitempty"`
+	// BytesBilled is what BigQuery billed for the last pull's query (GCP).
+	BytesBilled *int64 `json:"bytes_billed,omitempty"`
 }
 
 // InputError is a connection refused as typed: Field names the input.
@@ -193,6 +205,10 @@ type Input struct {
 	Container  string `json:"container"`
 	AccountKey string `json:"account_key"`
 	SASToken   string `json:"sas_token"`
+	// GCP: the export's table, and the service account's key (its JSON,
+	// as a string).
+	Table              string `json:"table"`
+	ServiceAccountJSON string `json:"service_account_json"`
 }
 
 // maxBackfill bounds how far back a start date may go.
@@ -227,38 +243,50 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 		if set.Data != DataCosts && set.Data != DataUsage {
 			return set, cred, &InputError{"data", `want "costs" (the bill) or "usage" (tokens, priced with the org's prices)`}
 		}
-		set.RestateDays = DefaultRestateDays
-		if t := strings.TrimSpace(string(in.RestateDays)); t != "" {
-			n, err := quantity.Count.Parse("restate_days", t)
-			if err != nil {
-				return set, cred, &InputError{"restate_days", strings.TrimPrefix(err.Error(), "restate_days: ")}
-			}
-			if n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(31)) {
-				return set, cred, &InputError{"restate_days", "between 1 and 31 days"}
-			}
-			set.RestateDays = int(n.IntPart())
+		var err error
+		if set.StartDate, set.RestateDays, err = in.schedule(now); err != nil {
+			return set, cred, err
 		}
-		today := day(now)
-		start := today.AddDate(0, 0, -30)
-		if s := strings.TrimSpace(in.StartDate); s != "" {
-			d, err := time.Parse(time.DateOnly, s)
-			if err != nil {
-				return set, cred, &InputError{"start_date", fmt.Sprintf("%q is not a date: want YYYY-MM-DD", s)}
-			}
-			if d.After(today) || today.Sub(d) > maxBackfill {
-				return set, cred, &InputError{"start_date", "between three years ago and today"}
-			}
-			start = d
-		}
-		set.StartDate = start.Format(time.DateOnly)
 	case KindS3:
 		return in.validateS3()
 	case KindAzure:
 		return in.validateAzure()
+	case KindGCP:
+		return in.validateGCP(now)
 	default:
 		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
 	}
 	return set, cred, nil
+}
+
+// schedule checks the days a time-bucketed connection pulls: the first day
+// it backfills (default: 30 days ago) and how many days back every run
+// pulls again (default DefaultRestateDays).
+func (in Input) schedule(now time.Time) (start string, restateDays int, err error) {
+	restateDays = DefaultRestateDays
+	if t := strings.TrimSpace(string(in.RestateDays)); t != "" {
+		n, err := quantity.Count.Parse("restate_days", t)
+		if err != nil {
+			return "", 0, &InputError{"restate_days", strings.TrimPrefix(err.Error(), "restate_days: ")}
+		}
+		if n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(31)) {
+			return "", 0, &InputError{"restate_days", "between 1 and 31 days"}
+		}
+		restateDays = int(n.IntPart())
+	}
+	today := day(now)
+	first := today.AddDate(0, 0, -30)
+	if s := strings.TrimSpace(in.StartDate); s != "" {
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			return "", 0, &InputError{"start_date", fmt.Sprintf("%q is not a date: want YYYY-MM-DD", s)}
+		}
+		if d.After(today) || today.Sub(d) > maxBackfill {
+			return "", 0, &InputError{"start_date", "between three years ago and today"}
+		}
+		first = d
+	}
+	return first.Format(time.DateOnly), restateDays, nil
 }
 
 var (
@@ -315,8 +343,10 @@ type Service struct {
 	// time out after CallTimeout.
 	HTTP *http.Client
 	// Base URLs of the providers' APIs, for tests; empty means the real
-	// ones.
-	OpenAIURL, AnthropicURL string
+	// ones. BigQueryURL and GoogleTokenURL serve GCP connections (the
+	// BigQuery API, Google's OAuth token endpoint).
+	OpenAIURL, AnthropicURL     string
+	BigQueryURL, GoogleTokenURL string
 	// Retry is how calls answered 429 or 5xx are retried; zero means
 	// DefaultRetry.
 	Retry Retry
@@ -501,6 +531,9 @@ type View struct {
 	LastFix      string     `json:"last_fix,omitempty"`
 	FailingSince *time.Time `json:"failing_since,omitempty"`
 	Failures     int        `json:"failures"`
+	// LastBytesBilled is what BigQuery billed for the last pull (GCP);
+	// absent for other kinds and before the first pull.
+	LastBytesBilled *int64 `json:"last_bytes_billed,omitempty"`
 }
 
 // ViewOf returns c's view.
@@ -509,6 +542,10 @@ func ViewOf(c store.Connection) View {
 		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows,
 		LastFix: c.LastFix, FailingSince: c.FailingSince, Failures: c.Failures}
 	_ = json.Unmarshal(c.Settings, &v.Settings)
+	var st State
+	if json.Unmarshal(c.State, &st) == nil {
+		v.LastBytesBilled = st.BytesBilled
+	}
 	if !c.Paused {
 		next := c.NextRunAt
 		v.NextRunAt = &next

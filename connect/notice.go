@@ -228,7 +228,7 @@ func lagText(d time.Duration) string {
 
 // ReplaceKey replaces orgID's connection id's credentials with those in in
 // (the fields of its kind: api_key; access_key_id and secret_access_key;
-// account_key or sas_token), keeping its settings, and makes it due at
+// account_key or sas_token; service_account_json), keeping its settings, and makes it due at
 // once. st is the caller's store (fenced to the org). A refused input is an
 // *InputError.
 func (s *Service) ReplaceKey(ctx context.Context, st *store.Store, orgID, id int64, in Input) (store.Connection, error) {
@@ -244,7 +244,8 @@ func (s *Service) ReplaceKey(ctx context.Context, st *store.Store, orgID, id int
 	full := Input{Name: c.Name, Kind: c.Kind, APIKey: in.APIKey, Data: set.Data,
 		Bucket: set.Bucket, Prefix: set.Prefix, Region: set.Region, EndpointURL: set.EndpointURL,
 		AccessKeyID: in.AccessKeyID, SecretAccessKey: in.SecretAccessKey,
-		Account: set.Account, Container: set.Container, AccountKey: in.AccountKey, SASToken: in.SASToken}
+		Account: set.Account, Container: set.Container, AccountKey: in.AccountKey, SASToken: in.SASToken,
+		Table: set.Table, ServiceAccountJSON: in.ServiceAccountJSON}
 	if c.Kind == KindAzure && strings.Contains(in.SASToken, "://") {
 		return c, &InputError{"sas_token", "paste the SAS token (sv=…&sig=…), not a URL: the container stays the connection's"}
 	}

@@ -31,7 +31,7 @@ import (
 // ownKey reports whether c carries a key of the connection's own, of any
 // kind. A connector that signs in some other way adds its key here.
 func (c Credentials) ownKey() bool {
-	return c.APIKey != "" || c.AccessKeyID != "" || c.AccountKey != "" || c.SASToken != ""
+	return c.APIKey != "" || c.AccessKeyID != "" || c.AccountKey != "" || c.SASToken != "" || c.ServiceAccountJSON != ""
 }
 
 // keyField is the input field where a connection of kind takes its key.
@@ -41,6 +41,8 @@ func keyField(kind string) string {
 		return "access_key_id"
 	case KindAzure:
 		return "account_key"
+	case KindGCP:
+		return "service_account_json"
 	}
 	return "api_key"
 }

@@ -27,6 +27,9 @@ type File struct {
 	// Done records in the state what this file's import means (a billing
 	// period's version imported), once the import committed.
 	Done func(st *State)
+	// Skip says there is nothing to import (a query with no rows); Done
+	// still records what the pull did.
+	Skip bool
 }
 
 func memFile(name string, src ingest.Source, rows int, b []byte) File {
@@ -85,6 +88,8 @@ func pullerFor(kind string) (puller, error) {
 		return s3Export{}, nil
 	case KindAzure:
 		return azureExport{}, nil
+	case KindGCP:
+		return gcpExport{}, nil
 	}
 	return nil, fmt.Errorf("connections of kind %q are not supported by this version of Burnrate", kind)
 }
@@ -166,7 +171,11 @@ func (s *Service) run(ctx context.Context, org store.Org, conn store.Connection,
 	state := p.state
 	changed := false
 	for _, f := range files {
-		if f.Rows == 0 && f.Done == nil {
+		if f.Skip && f.Done != nil {
+			f.Done(&state)
+			changed = true
+		}
+		if f.Skip || f.Rows == 0 && f.Done == nil {
 			continue // nothing in the window: an empty file would fail as header-only
 		}
 		ir, err := s.importFile(ctx, org, conn, f)
@@ -185,7 +194,7 @@ func (s *Service) run(ctx context.Context, org store.Org, conn store.Connection,
 			changed = true
 		}
 	}
-	if conn.Kind == KindOpenAI || conn.Kind == KindAnthropic {
+	if conn.Kind == KindOpenAI || conn.Kind == KindAnthropic || conn.Kind == KindGCP {
 		state.SyncedThrough = to.Format(time.DateOnly)
 		changed = true
 	}

@@ -46,6 +46,10 @@ var Kinds = []Kind{
 	{"openai-usage", "OpenAI usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
 	{"anthropic-cost", "Anthropic cost report", 12 * time.Hour, "the cost report fills each day's bucket within a few hours"},
 	{"anthropic-usage", "Anthropic usage", 6 * time.Hour, "the usage report's buckets fill within minutes to hours"},
+	{"anthropic-console-cost", "Claude Console cost download", 24 * time.Hour, "downloaded from the Console and uploaded about once a day"},
+	{"anthropic-console-usage", "Claude Console usage download", 24 * time.Hour, "downloaded from the Console and uploaded about once a day"},
+	{"gcp-bigquery", "Google Cloud billing export (BigQuery)", 36 * time.Hour,
+		"Cloud Billing writes to BigQuery through the day; most of a day's cost is there within a day"},
 	{"litellm-spend", "LiteLLM spend logs", 24 * time.Hour, "request logs, exported and uploaded about once a day"},
 	{"litellm-daily", "LiteLLM daily spend", 24 * time.Hour, "a daily export, uploaded about once a day"},
 	{"openrouter-activity", "OpenRouter activity", 24 * time.Hour, "an activity export, uploaded about once a day"},
@@ -70,10 +74,11 @@ func KindOf(source string) Kind {
 // it has delivered nothing yet (its settings may pick another: usage
 // rather than costs).
 var connectionSources = map[string]string{
-	"openai":     "openai-costs",
-	"anthropic":  "anthropic-cost",
-	"aws-s3":     "aws-cur2",
-	"azure-blob": "azure-cost",
+	"openai":       "openai-costs",
+	"anthropic":    "anthropic-cost",
+	"aws-s3":       "aws-cur2",
+	"azure-blob":   "azure-cost",
+	"gcp-bigquery": "gcp-bigquery",
 }
 
 // ConnectionLag is how late the data of a connection of kind may normally

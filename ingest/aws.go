@@ -151,6 +151,10 @@ func (p *awsParser) check(h *header, cost, start string) error {
 	if p.start < 0 && p.interval < 0 {
 		return &ParseError{Err: ErrMissingColumn, Msg: start + " (needed by " + string(p.src) + ")"}
 	}
+	h.need(p.unblended, p.start)
+	if p.start < 0 {
+		h.need(p.interval)
+	}
 	return nil
 }
 

@@ -50,6 +50,7 @@ func newAzure(h *header, o *Options) (parser, error) {
 	if p.date < 0 {
 		return nil, &ParseError{Err: ErrMissingColumn, Msg: "Date or UsageDateTime (needed by azure-cost)"}
 	}
+	h.need(p.cost, p.date)
 	return p, nil
 }
 

@@ -132,3 +132,21 @@ func FuzzCSVReader(f *testing.F) {
 		compareCSV(t, in)
 	})
 }
+
+// TestCommaAt agrees with strings.IndexByte on every offset of lines with
+// commas at every place a word of eight bytes puts them.
+func TestCommaAt(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", ",", "abc", "a,b", ",,,,,,,,,,,", "12345678,", "1234567,8", "123456789012345,6",
+		"résumé,€,\xff,\x00,", "no commas at all in this long line of text"} {
+		for off := 0; off <= len(s); off++ {
+			want := len(s)
+			if i := strings.IndexByte(s[off:], ','); i >= 0 {
+				want = off + i
+			}
+			if got := commaAt(s, off); got != want {
+				t.Fatalf("commaAt(%q, %d) = %d, want %d", s, off, got, want)
+			}
+		}
+	}
+}

@@ -8,12 +8,15 @@
 // reusing the CSV record buffer and the tags map, so memory stays flat
 // whatever the file size. Columns are always found by header name
 // (case-insensitively), and every record must have one field per header
-// name: a record with more or fewer fails with its line, since reading it
-// would put values under the wrong columns. Two shapes are allowed on
-// purpose: OpenAI usage exports write empty buckets as their time columns
-// alone, and a legacy CUR header may end in tag or cost-category names that
-// no row has cells for (the koku CUR sample's header has one name more than
-// its rows).
+// name: a record with more fails with its line, since reading it would put
+// values under the wrong columns, and so does one with fewer, unless every
+// column it lacks is one its parser does without (header.need marks those
+// it needs; the others are read as empty and counted, ShortRecords). Two
+// shapes are allowed on purpose: OpenAI usage exports write empty buckets as
+// their time columns alone, and a legacy CUR header may end in tag or
+// cost-category names that no row has cells for (the koku CUR sample's
+// header has one name more than its rows). What a spreadsheet leaves in a
+// file it saved is read as the file without it (sheet.go).
 //
 // Every cell must be text Postgres can store: UTF-8 without NUL bytes. Every
 // date must fall between 2000-01-01 and a year after Options.Now.
@@ -29,9 +32,12 @@
 //	openai-costs         line_item + amount_value
 //	anthropic-usage      uncached_input_tokens            priced, PricedByUs
 //	anthropic-cost       amount + cost_type               amount is in cents
+//	anthropic-console-cost   usage_date_utc + cost_usd    display names → API ids (pricing.ClaudeModelID)
+//	anthropic-console-usage  usage_date_utc + usage_output_tokens   priced per kind of token, PricedByUs
 //	litellm-spend        request_id + spend               DedupeKey = request_id
 //	litellm-daily        date + spend + api_requests
 //	openrouter-activity  generation_id + cost_total       DedupeKey = generation_id
+//	gcp-bigquery         never detected: a GCP connection's rows; slices by usage day, credits as rows (cost_type credit)
 //	generic              never detected: Options.Mapping
 //
 // # Errors
@@ -41,7 +47,8 @@
 //
 //	test_cur.csv: line 1042, column lineItem/UnblendedCost: "12,5" is not a number
 //
-// Usage rows that carry no cost (OpenAI and Anthropic usage reports) are
+// Usage rows that carry no cost (OpenAI and Anthropic usage reports, the
+// Claude Console's usage download) are
 // priced through Options.Pricer and flagged PricedByUs. A model the price
 // table does not know fails the import (ErrNoPrice, naming the line and the
 // model) rather than silently counting zero: a dashboard that under-reports

@@ -31,6 +31,7 @@ func newOCIFocus(h *header, o *Options) (parser, error) {
 	}
 	p := pp.(*focusParser)
 	p.ociRef = h.col("oci_ReferenceNumber")
+	h.need(p.ociRef)
 	return p, nil
 }
 
@@ -60,6 +61,7 @@ func newFOCUS(h *header, o *Options) (parser, error) {
 	p.tags = h.col("Tags")
 	p.description = h.col("ChargeDescription")
 	p.resourceName = h.col("ResourceName")
+	h.need(p.billed, p.start)
 	return p, nil
 }
 

@@ -19,8 +19,26 @@ type gcpParser struct {
 	// per row as a key and a value column.
 	creditsAmount, labelKey, labelValue int
 
+	// daySlices: the rows a gcp-bigquery connection pulls meet earlier
+	// pulls by their usage day (each pull restates a few days), not by
+	// invoice month.
+	daySlices bool
+
 	// per-row scratch
 	machineSpec string
+}
+
+// newGCPBigQuery reads the gcp-bigquery source: the rows a connection
+// pulls from a billing export table, flattened as gcp-billing reads them,
+// each a slice of its own by usage day (docs/import-formats.md).
+func newGCPBigQuery(h *header, o *Options) (parser, error) {
+	pp, err := newGCP(h, o)
+	if err != nil {
+		return nil, err
+	}
+	p := pp.(*gcpParser)
+	p.daySlices = true
+	return p, nil
 }
 
 func newGCP(h *header, o *Options) (parser, error) {
@@ -71,12 +89,16 @@ func newGCP(h *header, o *Options) (parser, error) {
 		if need.idx < 0 {
 			return nil, &ParseError{Err: ErrMissingColumn, Msg: need.name + " (needed by gcp-billing)"}
 		}
+		h.need(need.idx)
 	}
 	return p, nil
 }
 
 var gcpCostTypes = map[string]ChargeCategory{
 	"regular": ChargeUsage, "tax": ChargeTax, "adjustment": ChargeAdjustment, "rounding_error": ChargeAdjustment,
+	// Not a cost_type of Google's: a credit written as a row of its own,
+	// as the gcp-bigquery connection writes them.
+	"credit": ChargeCredit,
 }
 
 func (p *gcpParser) parse(c *rowCtx, row *Row) error {
@@ -109,7 +131,9 @@ func (p *gcpParser) parse(c *rowCtx, row *Row) error {
 	}
 	row.SubAccountID = c.text(p.project)
 	row.BillingAccountID = c.text(p.account)
-	if row.BillingPeriodStart, err = p.billingPeriodStart(c, row.ChargePeriodStart); err != nil {
+	if p.daySlices {
+		row.BillingPeriodStart = row.ChargePeriodStart.Truncate(24 * time.Hour)
+	} else if row.BillingPeriodStart, err = p.billingPeriodStart(c, row.ChargePeriodStart); err != nil {
 		return err
 	}
 	if row.ConsumedQuantity, err = c.dec(p.usageAmount); err != nil {

@@ -29,6 +29,7 @@ func newGeneric(h *header, o *Options) (parser, error) {
 	if m.Cost == "" || p.cost < 0 {
 		return nil, &ParseError{Err: ErrMissingColumn, Msg: fmt.Sprintf("%q (the mapping's cost column)", m.Cost)}
 	}
+	h.need(p.date, p.cost)
 	optional := func(name, what string) (int, error) {
 		if name == "" {
 			return -1, nil

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
 )
 
 // fakePricer prices a handful of models; prices are USD per 1M tokens.
@@ -23,13 +25,17 @@ var testPrices = fakePricer{
 	"claude-haiku-4-5-20251001":  {"1", "5", "0.1"},
 }
 
-func (f fakePricer) PriceTokens(model string, uncached, cached, output int64) (decimal.Decimal, bool) {
+// PriceUsage prices u at the test prices, cache writes at Anthropic's
+// 1.25× and 2× the input price; it knows no long-context rates.
+func (f fakePricer) PriceUsage(model string, u pricing.TokenUsage) (decimal.Decimal, bool) {
 	p, ok := f[model]
 	if !ok {
 		return decimal.Zero, false
 	}
 	in, out, c := decimal.RequireFromString(p[0]), decimal.RequireFromString(p[1]), decimal.RequireFromString(p[2])
-	sum := in.Mul(decimal.NewFromInt(uncached)).Add(out.Mul(decimal.NewFromInt(output))).Add(c.Mul(decimal.NewFromInt(cached)))
+	n := decimal.NewFromInt
+	sum := in.Mul(n(u.Uncached)).Add(out.Mul(n(u.Output))).Add(c.Mul(n(u.CacheRead))).
+		Add(in.Mul(n(u.CacheWrite5m)).Mul(decimal.RequireFromString("1.25"))).Add(in.Mul(n(u.CacheWrite1h)).Mul(n(2)))
 	return sum.Shift(-6), true
 }
 

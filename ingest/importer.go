@@ -119,6 +119,7 @@ type ImportResult struct {
 	ReplacedRows int64             `json:"replaced_rows"`
 	SkippedRows  int64             `json:"skipped_rows"`
 	MergedRows   int64             `json:"merged_rows"`
+	ShortRows    int64             `json:"short_rows"` // records short of optional last columns, read as empty
 	Duplicate    bool              `json:"duplicate"`
 	ImportedAt   time.Time         `json:"imported_at"`
 	Totals       map[string]string `json:"totals"`
@@ -171,7 +172,8 @@ func dedupeOf(src Source) store.Dedupe {
 		return store.DedupeSkip // one row per request: a known id is the same request
 	case SourceOCICost, SourceOCIFocus:
 		return store.DedupeSkip // each report holds a few new hours: a known line item is the same line item
-	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily:
+	case SourceOpenAIUsage, SourceOpenAICosts, SourceAnthropicUsage, SourceAnthropicCost, SourceLiteLLMDaily,
+		SourceConsoleCost, SourceConsoleUsage:
 		return store.DedupeReplace // usage buckets: a later export restates them
 	}
 	return store.DedupeNone // cloud exports: restated per billing period
@@ -188,9 +190,10 @@ var errDuplicate = errors.New("duplicate file")
 // duplicate). A bad file returns an *ImportError and writes nothing but the
 // failed entry in the history.
 //
-// The whole import runs on one database connection, which holds the
-// import's lock while it runs: if the process dies mid-file, FailInterrupted
-// (in any process) marks the import failed.
+// The whole import runs on one database connection, which its row names as
+// its importer (store.CreateImport): if the process dies mid-file, and the
+// connection with it, FailInterrupted (in any process) marks the import
+// failed.
 func (im *Importer) Import(ctx context.Context, req ImportRequest, file io.Reader) (ImportResult, error) {
 	// The name is stored with the import and shown in its history, so it
 	// must be text Postgres can hold. The web layer refuses such a name in
@@ -239,10 +242,10 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	if err != nil {
 		return ImportResult{}, err
 	}
-	// Deferred first, so it runs last: the lock goes once the row says how
-	// the import ended. Should it fail, the connection is broken and the
-	// lock ends with it.
-	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), imp.ID) }()
+	// Deferred first, so it runs last: the claim goes once the row says
+	// how the import ended. Should it fail, the row still names this
+	// connection's backend, and a sweep fails the import once it is gone.
+	defer func() { _ = im.store.EndImport(context.WithoutCancel(ctx), req.Org.ID, imp.ID) }()
 
 	in, err := parquetInput(file)
 	if err != nil {
@@ -250,6 +253,7 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	}
 	defer in.done()
 	rd, hash, err := im.open(ctx, req, in)
+	defer hash.stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			err = im.stopped(ctx, req)
@@ -331,9 +335,9 @@ func (im *Importer) options(req ImportRequest) Options {
 
 // open returns the Reader of the uploaded file and the reader that hashes
 // it as uploaded.
-func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Reader, *hashingReader, error) {
+func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Reader, fileHash, error) {
 	var (
-		hash *hashingReader
+		hash fileHash
 		rd   *Reader
 		err  error
 	)
@@ -344,10 +348,10 @@ func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Rea
 		hash = &hashingReader{r: io.NewSectionReader(in.ra, 0, in.size), h: sha256.New()}
 		rd, err = OpenParquet(ctx, in.ra, in.size, opts)
 	} else {
-		hash = &hashingReader{r: in.rest, h: sha256.New()}
+		hash = newHashAhead(in.rest)
 		rd, err = Open(hash, opts)
 	}
-	if errors.Is(err, ErrEmpty) && hash.n == 0 {
+	if errors.Is(err, ErrEmpty) && hash.size() == 0 {
 		err = fmt.Errorf("%s: %w: the upload has 0 bytes", req.FileName, ErrEmpty)
 	}
 	return rd, hash, err
@@ -357,7 +361,7 @@ func (im *Importer) open(ctx context.Context, req ImportRequest, in input) (*Rea
 // the duplicate check (errDuplicate), the import's result, AfterImport.
 // Its statements run whether ctx ends or not; its steps do not start once
 // it has.
-func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader) error {
+func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportRequest, importID int64, src *chargeSource, hash fileHash) error {
 	work := ctx
 	ctx = context.WithoutCancel(ctx)
 	wr, err := writeRows(ctx, tx, req, importID, src)
@@ -384,9 +388,9 @@ func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportReques
 		return err
 	}
 	err = tx.FinishImport(ctx, req.Org.ID, importID, store.ImportResult{
-		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.n,
+		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.size(),
 		Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
-		CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
+		ShortRows: int64(src.rd.ShortRecords()), CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
 		Extents: src.extents.list(),
 	})
 	if errors.Is(err, store.ErrConflict) {
@@ -452,7 +456,7 @@ func (im *Importer) quotaAfter(ctx context.Context, tx *store.Store, req ImportR
 // the earlier import for a duplicate, nothing for a file the plan refuses,
 // the failure recorded for a bad file or a cancelled upload, the import
 // itself when it succeeded.
-func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int64, src *chargeSource, hash *hashingReader, err error) (ImportResult, error) {
+func (im *Importer) outcome(ctx context.Context, req ImportRequest, importID int64, src *chargeSource, hash fileHash, err error) (ImportResult, error) {
 	if errors.Is(err, errDuplicate) {
 		return im.duplicate(ctx, req, importID, hash.sum())
 	}
@@ -594,7 +598,8 @@ func parquetInput(file io.Reader) (input, error) {
 	return in, nil
 }
 
-// hashingReader hashes and counts what is read through it.
+// hashingReader hashes and counts what is read through it: a Parquet
+// file's bytes, read in order once its rows are written.
 type hashingReader struct {
 	r io.Reader
 	h hash.Hash
@@ -609,12 +614,14 @@ func (hr *hashingReader) Read(p []byte) (int, error) {
 }
 
 func (hr *hashingReader) sum() []byte { return hr.h.Sum(nil) }
+func (hr *hashingReader) size() int64 { return hr.n }
+func (hr *hashingReader) stop()       {}
 
 // ResultOf is a stored import in the API's shape.
 func ResultOf(i store.Import) ImportResult {
 	res := ImportResult{
 		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
-		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, CostBasis: string(i.CostBasis),
+		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, ShortRows: i.ShortRows, CostBasis: string(i.CostBasis),
 		Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt, DataThrough: i.DataThrough,
 	}
 	if i.PeriodStart != nil {
@@ -659,12 +666,12 @@ func PriceTable(t *pricing.LLMPriceTable) LLMPricer { return priceTable{t} }
 
 type priceTable struct{ t *pricing.LLMPriceTable }
 
-func (p priceTable) PriceTokens(model string, uncachedInput, cachedInput, output int64) (decimal.Decimal, bool) {
+func (p priceTable) PriceUsage(model string, u pricing.TokenUsage) (decimal.Decimal, bool) {
 	price, ok := p.t.Lookup(model)
 	if !ok {
 		return decimal.Decimal{}, false
 	}
-	return price.Cost(uncachedInput, cachedInput, output), true
+	return price.UsageCost(u), true
 }
 
 // MappingFrom is the org's saved column mapping as the generic parser takes it.

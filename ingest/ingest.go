@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
 )
 
 // Source names a supported input format. The values are stored in
@@ -24,21 +26,25 @@ const (
 	SourceOpenAICosts    Source = "openai-costs"
 	SourceAnthropicUsage Source = "anthropic-usage"
 	SourceAnthropicCost  Source = "anthropic-cost"
+	SourceConsoleCost    Source = "anthropic-console-cost"
+	SourceConsoleUsage   Source = "anthropic-console-usage"
 	SourceLiteLLMSpend   Source = "litellm-spend"
 	SourceLiteLLMDaily   Source = "litellm-daily"
 	SourceOpenRouter     Source = "openrouter-activity"
+	SourceGCPBigQuery    Source = "gcp-bigquery"
 	SourceGeneric        Source = "generic"
 	defaultTeamTagKey           = "team"
 )
 
-// Sources lists every supported source in detection order (generic last:
-// it is never detected, only chosen by passing a Mapping).
+// Sources lists every supported source in detection order, then the two
+// that are never detected, only chosen: gcp-bigquery (what a GCP
+// connection pulls) and generic (by passing a Mapping).
 func Sources() []Source {
-	out := make([]Source, 0, len(detectors)+1)
+	out := make([]Source, 0, len(detectors)+2)
 	for _, d := range detectors {
 		out = append(out, d.source)
 	}
-	return append(out, SourceGeneric)
+	return append(out, SourceGCPBigQuery, SourceGeneric)
 }
 
 // SourceNames lists the sources' names, for forms and usage texts.
@@ -132,11 +138,13 @@ func (r *Row) Clone() Row {
 }
 
 // LLMPricer prices LLM token usage for sources whose exports carry no cost.
-// The pricing package implements it; ingest only declares the seam.
+// The pricing package implements it (PriceTable); ingest only declares the
+// seam.
 type LLMPricer interface {
-	// PriceTokens returns the cost in USD of the given token counts for
-	// model, and false when the model has no price.
-	PriceTokens(model string, uncachedInput, cachedInput, output int64) (cost decimal.Decimal, ok bool)
+	// PriceUsage returns the cost in USD of u's tokens of model, each kind
+	// at its own rate (pricing.LLMPrice.UsageCost), and false when the
+	// model has no price.
+	PriceUsage(model string, u pricing.TokenUsage) (cost decimal.Decimal, ok bool)
 }
 
 // GPUMapper maps a cloud instance / VM type to its GPUs.

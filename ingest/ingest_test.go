@@ -85,6 +85,21 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 	}
 	mul := func(a, b *big.Rat) *big.Rat { return new(big.Rat).Mul(a, b) }
 
+	// claude prices a Claude usage row by its columns: uncached, cache
+	// reads, output, 5-minute (1.25×) and 1-hour (2×) cache writes, half
+	// on the batch tier, plus $0.01 a web search.
+	claude := func(model, uncached, read, output, write5m, write1h, tier, searches string, rec []string) *big.Rat {
+		m := cell(rec, col(model))
+		v := mul(rat(t, cell(rec, col(uncached))), perM(m, 0))
+		v.Add(v, mul(rat(t, cell(rec, col(read))), perM(m, 2)))
+		v.Add(v, mul(rat(t, cell(rec, col(output))), perM(m, 1)))
+		v.Add(v, mul(mul(rat(t, cell(rec, col(write5m))), perM(m, 0)), big.NewRat(5, 4)))
+		v.Add(v, mul(mul(rat(t, cell(rec, col(write1h))), perM(m, 0)), big.NewRat(2, 1)))
+		if cell(rec, col(tier)) == "batch" {
+			v.Mul(v, big.NewRat(1, 2))
+		}
+		return v.Add(v, mul(rat(t, cell(rec, col(searches))), big.NewRat(1, 100)))
+	}
 	totals := map[string]*big.Rat{}
 	add := func(cur string, v *big.Rat) {
 		cur = strings.ToUpper(strings.TrimSpace(cur))
@@ -121,17 +136,14 @@ func expectedTotals(t *testing.T, path string) (map[string]*big.Rat, int) {
 			}
 			add("USD", v)
 		case base == "anthropic_usage_report.csv":
-			m := cell(rec, col("model"))
-			v := mul(rat(t, cell(rec, col("uncached_input_tokens"))), perM(m, 0))
-			v.Add(v, mul(rat(t, cell(rec, col("cache_read_input_tokens"))), perM(m, 2)))
-			v.Add(v, mul(rat(t, cell(rec, col("output_tokens"))), perM(m, 1)))
-			v.Add(v, mul(mul(rat(t, cell(rec, col("cache_creation.ephemeral_5m_input_tokens"))), perM(m, 0)), big.NewRat(5, 4)))
-			v.Add(v, mul(mul(rat(t, cell(rec, col("cache_creation.ephemeral_1h_input_tokens"))), perM(m, 0)), big.NewRat(2, 1)))
-			if cell(rec, col("service_tier")) == "batch" {
-				v.Mul(v, big.NewRat(1, 2))
-			}
-			v.Add(v, mul(rat(t, cell(rec, col("server_tool_use.web_search_requests"))), big.NewRat(1, 100)))
-			add("USD", v)
+			add("USD", claude("model", "uncached_input_tokens", "cache_read_input_tokens", "output_tokens",
+				"cache_creation.ephemeral_5m_input_tokens", "cache_creation.ephemeral_1h_input_tokens", "service_tier",
+				"server_tool_use.web_search_requests", rec))
+		case strings.HasPrefix(base, "claude_console_usage"):
+			add("USD", claude("model_version", "usage_input_tokens_no_cache", "usage_input_tokens_cache_read", "usage_output_tokens",
+				"usage_input_tokens_cache_write_5m", "usage_input_tokens_cache_write_1h", "usage_type", "web_search_count", rec))
+		case strings.HasPrefix(base, "claude_console_cost"):
+			add("USD", rat(t, cell(rec, col("cost_usd"))))
 		case base == "anthropic_cost_report.csv":
 			add(cell(rec, col("currency")), mul(rat(t, cell(rec, col("amount"))), big.NewRat(1, 100)))
 		case base == "gcp_bq_flattened.csv": // GCP flattened: cost + credits_amount
@@ -259,6 +271,10 @@ func TestDetectsEverySample(t *testing.T) {
 		"openai_costs_2025-10.csv":                                          SourceOpenAICosts,
 		"anthropic_usage_report.csv":                                        SourceAnthropicUsage,
 		"anthropic_cost_report.csv":                                         SourceAnthropicCost,
+		"claude_console_cost_2024-10.csv":                                   SourceConsoleCost,
+		"claude_console_cost_2025-03.csv":                                   SourceConsoleCost,
+		"claude_console_cost_2026-01.csv":                                   SourceConsoleCost,
+		"claude_console_usage_2026-01.csv":                                  SourceConsoleUsage,
 		"LiteLLM_SpendLogs.csv":                                             SourceLiteLLMSpend,
 		"LiteLLM_DailyTeamSpend.csv":                                        SourceLiteLLMDaily,
 		"openrouter_activity.csv":                                           SourceOpenRouter,

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/burnrate/burnrate/pricing"
 )
 
 // This file holds the LLM usage and cost sources: OpenAI usage and costs
@@ -16,13 +18,6 @@ const aiCategory = "AI and Machine Learning"
 // anthropicWebSearchUSD is Anthropic's published price of one server-side
 // web search ($10 per 1,000 searches).
 var anthropicWebSearchUSD = decimal.New(1, -2)
-
-// Anthropic prices cache writes as multiples of the base input price:
-// 1.25× for the 5-minute cache, 2× for the 1-hour cache.
-var (
-	cacheWrite5m = decimal.New(125, -2)
-	cacheWrite1h = decimal.NewFromInt(2)
-)
 
 // Both OpenAI's Batch API and Anthropic's Message Batches bill half the
 // standard token price.
@@ -56,6 +51,7 @@ func requireCols(src Source, h *header, cols ...[]string) error {
 		if !h.has(alts...) {
 			return &ParseError{Err: ErrMissingColumn, Msg: strings.Join(alts, " or ") + " (needed by " + string(src) + ")"}
 		}
+		h.need(h.col(alts...))
 	}
 	return nil
 }
@@ -169,7 +165,7 @@ func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 	c.tag("user_id", c.text(p.user))
 	c.tag("service_tier", c.text(p.tier))
 	c.tag("batch", strings.ToLower(c.text(p.batch)))
-	cost, err := price(c, p.opts.Pricer, p.model, row.Model, uncached, row.CachedTokens, row.OutputTokens)
+	cost, err := price(c, p.opts.Pricer, p.model, row.Model, pricing.TokenUsage{Uncached: uncached, CacheRead: row.CachedTokens, Output: row.OutputTokens})
 	if err != nil {
 		return err
 	}
@@ -184,18 +180,43 @@ func (p *openAIUsage) parse(c *rowCtx, row *Row) error {
 }
 
 // price asks the pricer; a model without a price fails the import.
-func price(c *rowCtx, pr LLMPricer, modelCol int, model string, uncached, cached, output int64) (decimal.Decimal, error) {
-	if uncached == 0 && cached == 0 && output == 0 {
+func price(c *rowCtx, pr LLMPricer, modelCol int, model string, u pricing.TokenUsage) (decimal.Decimal, error) {
+	if u.Uncached == 0 && u.CacheRead == 0 && u.CacheWrite5m == 0 && u.CacheWrite1h == 0 && u.Output == 0 {
 		return decimal.Zero, nil
 	}
 	if model == "" {
 		return decimal.Zero, c.errAt(modelCol, ErrNoModel, "")
 	}
-	cost, ok := pr.PriceTokens(model, uncached, cached, output)
+	cost, ok := pr.PriceUsage(model, u)
 	if !ok {
 		return decimal.Zero, c.errAt(modelCol, ErrNoPrice, "add a price override for it, or remove the rows")
 	}
 	return cost, nil
+}
+
+// claudeUsageCost prices a bucket of Claude usage as Anthropic bills it:
+// each kind of token at its own rate, at the long-context rates above 200k
+// tokens where the table has them, half of it on the batch tier, plus the
+// web searches at their published price (not discounted).
+func claudeUsageCost(c *rowCtx, pr LLMPricer, modelCol int, model string, u pricing.TokenUsage, batch bool, searches int64) (decimal.Decimal, error) {
+	cost, err := price(c, pr, modelCol, model, u)
+	if err != nil {
+		return cost, err
+	}
+	if batch {
+		cost = cost.Mul(batchDiscount)
+	}
+	if searches > 0 {
+		cost = cost.Add(anthropicWebSearchUSD.Mul(decimal.NewFromInt(searches)))
+	}
+	return cost, nil
+}
+
+// longContext reports whether a usage row's context window is the one
+// above 200k tokens: the Admin API writes "200k-1M", the Console "> 200k".
+func longContext(window string) bool {
+	w := strings.ToLower(strings.TrimSpace(window))
+	return strings.HasPrefix(w, ">") || strings.HasPrefix(w, "200k-")
 }
 
 // ---- OpenAI costs ----
@@ -298,28 +319,11 @@ func (p *anthropicUsage) parse(c *rowCtx, row *Row) error {
 	c.tag("service_tier", c.text(p.tier))
 	c.tag("context_window", c.text(p.window))
 
-	cost, err := price(c, p.opts.Pricer, p.model, row.Model, uncached, read, output)
+	u := pricing.TokenUsage{Uncached: uncached, CacheRead: read, CacheWrite5m: w5m, CacheWrite1h: w1h, Output: output,
+		LongContext: longContext(c.text(p.window))}
+	cost, err := claudeUsageCost(c, p.opts.Pricer, p.model, row.Model, u, strings.EqualFold(c.text(p.tier), "batch"), searches)
 	if err != nil {
 		return err
-	}
-	for _, w := range []struct {
-		n    int64
-		mult decimal.Decimal
-	}{{w5m, cacheWrite5m}, {w1h, cacheWrite1h}} {
-		if w.n == 0 {
-			continue
-		}
-		base, err := price(c, p.opts.Pricer, p.model, row.Model, w.n, 0, 0)
-		if err != nil {
-			return err
-		}
-		cost = cost.Add(base.Mul(w.mult))
-	}
-	if strings.EqualFold(c.text(p.tier), "batch") {
-		cost = cost.Mul(batchDiscount)
-	}
-	if searches > 0 {
-		cost = cost.Add(anthropicWebSearchUSD.Mul(decimal.NewFromInt(searches)))
 	}
 	setCost(row, cost)
 	row.PricedByUs = true
@@ -532,6 +536,7 @@ func newLiteLLMDaily(h *header, o *Options) (parser, error) {
 		teamID: h.col("team_id"), userID: h.col("user_id"), orgID: h.col("organization_id"), endUser: h.col("end_user"),
 		tag: h.col("tag"),
 	}
+	h.need(p.date, p.spend)
 	return p, nil
 }
 

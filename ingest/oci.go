@@ -50,6 +50,7 @@ func newOCI(h *header, o *Options) (parser, error) {
 		if need.idx < 0 {
 			return nil, &ParseError{Err: ErrMissingColumn, Msg: need.name + " (needed by oci-cost)"}
 		}
+		h.need(need.idx)
 	}
 	for i, n := range h.names {
 		if k, ok := cutPrefixFold(n, "tags/"); ok && k != "" {

@@ -77,10 +77,11 @@ func OpenParquet(ctx context.Context, ra io.ReaderAt, size int64, opts Options) 
 			}))
 		}
 	}
-	rd := &Reader{source: d.source, file: file, header: hdr, pq: pq, width: len(hdr)}
+	rd := &Reader{source: d.source, file: file, header: hdr, pq: pq, width: len(hdr), named: len(hdr)}
 	if rd.parser, err = d.build(h, &opts); err != nil {
 		return nil, prefixFile(file, err)
 	}
+	rd.required = h.firstRequired
 	first, err := pq.next()
 	if err == io.EOF {
 		return nil, fileErr(file, ErrHeaderOnly, "the Parquet file has columns but no rows")

@@ -88,6 +88,12 @@ var detectors = []detector{
 	{SourceOpenAICosts, "an OpenAI costs export", "no line_item with amount_value", func(h *header) bool {
 		return h.has("line_item") && h.has("amount_value", "amount.value", "amount")
 	}, newOpenAICosts},
+	{SourceConsoleCost, "a Claude Console cost download", "no usage_date_utc with cost_usd", func(h *header) bool {
+		return h.has("usage_date_utc") && h.has("cost_usd")
+	}, newConsoleCost},
+	{SourceConsoleUsage, "a Claude Console usage download", "no usage_date_utc with usage_output_tokens", func(h *header) bool {
+		return h.has("usage_date_utc") && h.has("usage_output_tokens")
+	}, newConsoleUsage},
 	{SourceAnthropicUsage, "an Anthropic usage report", "no uncached_input_tokens column", func(h *header) bool {
 		return h.has("uncached_input_tokens")
 	}, newAnthropicUsage},
@@ -225,6 +231,16 @@ type Reader struct {
 	// names (headerSurplus).
 	width   int
 	records int // records checked so far
+	// named is the header's width without the unnamed columns at its end
+	// (a trailing comma); required is the first column the parser needs
+	// at or past each width (h.firstRequired), for short records.
+	named    int
+	required func(from int) int
+	// short counts the records that stopped before the header's end,
+	// missing only optional columns, read as empty (ShortRecords);
+	// shortNow says the record being parsed is one.
+	short    int
+	shortNow int
 }
 
 // Open reads the header of r (gzip-compressed or plain CSV, UTF-8 with or
@@ -267,10 +283,11 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 			}))
 		}
 	}
-	rd := &Reader{source: d.source, file: file, header: hdr, csv: cr, lim: lim, width: len(hdr)}
+	rd := &Reader{source: d.source, file: file, header: hdr, csv: cr, lim: lim, width: len(hdr), named: namedWidth(hdr)}
 	if rd.parser, err = d.build(h, &opts); err != nil {
 		return nil, prefixFile(file, err)
 	}
+	rd.required = h.firstRequired
 	if err := rd.readFirst(); err != nil {
 		return nil, err
 	}
@@ -284,9 +301,13 @@ func Open(r io.Reader, opts Options) (*Reader, error) {
 	return rd, nil
 }
 
-// genericDetector builds the parser for SourceGeneric, which no header is
-// detected as: opts.Source or opts.Mapping has to choose it.
-var genericDetector = detector{source: SourceGeneric, build: newGeneric}
+// genericDetector and gcpBigQueryDetector build the parsers of sources no
+// header is detected as: opts.Source (or, for generic, opts.Mapping) has
+// to choose them.
+var (
+	genericDetector     = detector{source: SourceGeneric, build: newGeneric}
+	gcpBigQueryDetector = detector{source: SourceGCPBigQuery, build: newGCPBigQuery}
+)
 
 // forcedSource returns the detector opts.Source or opts.Mapping chooses, or
 // nil when the header is to decide. A mapping without a source means the
@@ -298,6 +319,8 @@ func forcedSource(opts *Options) (*detector, error) {
 		return &genericDetector, nil
 	case opts.Source == "":
 		return nil, nil
+	case opts.Source == SourceGCPBigQuery:
+		return &gcpBigQueryDetector, nil
 	}
 	for i := range detectors {
 		if detectors[i].source == opts.Source {
@@ -327,6 +350,14 @@ func openCSV(r io.Reader, file string, maxRecordBytes int) (*csvReader, *limitRe
 	if err := stripBOM(bufd); err != nil {
 		return nil, nil, fileErr(file, err, "")
 	}
+	// What a spreadsheet leaves in a file it saves (sheet.go).
+	if crOnly(bufd) {
+		bufd = bufio.NewReaderSize(crReader{bufd}, bufSize)
+	}
+	sepLine, err := skipSepLine(bufd)
+	if err != nil {
+		return nil, nil, fileErr(file, err, "")
+	}
 	// A Parquet file is read from its end (the footer) first, so it cannot
 	// be read as a stream; the Importer spools one to a file. Inside gzip
 	// it is not what any exporter writes.
@@ -336,7 +367,11 @@ func openCSV(r io.Reader, file string, maxRecordBytes int) (*csvReader, *limitRe
 	// The Reader checks each record's width itself (Reader.check): it must
 	// allow the two formats that write other widths on purpose, and say
 	// which line is wrong and by how much.
-	return newCSVReader(bufd), lim, nil
+	cr := newCSVReader(bufd)
+	if sepLine {
+		cr.numLine = 1 // lines are counted as the file has them
+	}
+	return cr, lim, nil
 }
 
 // decompressed returns br itself, or a gzip reader over it when it starts
@@ -401,6 +436,22 @@ func (r *Reader) readFirst() error {
 // Records returns how many records after the header were read so far,
 // including those that carry no charge (an empty usage bucket).
 func (r *Reader) Records() int { return r.records }
+
+// ShortRecords returns how many records read so far stopped before the
+// header's last column, missing only columns the format does without,
+// which were read as empty (a tool that drops a row's trailing empty
+// cells writes them).
+func (r *Reader) ShortRecords() int { return r.short }
+
+// namedWidth is the number of header columns up to the last one with a
+// name: a header ended by a trailing comma names nothing after it.
+func namedWidth(hdr []string) int {
+	n := len(hdr)
+	for n > 1 && hdr[n-1] == "" {
+		n--
+	}
+	return n
+}
 
 // basisParser is implemented by parsers of formats that state one cost
 // basis per file, known once the file is read (Azure: actual or amortized).
@@ -471,14 +522,18 @@ func (r *Reader) Next(row *Row) error {
 		}
 		r.ctx.rec = rec
 		r.ctx.line = r.line
+		r.ctx.sheet.symbols = r.ctx.sheet.symbols[:0]
 		clear(r.tags)
 		*row = Row{Source: r.source}
 		err := r.parser.parse(&r.ctx, row)
 		if err == errSkip {
 			continue
 		}
+		if err == nil {
+			err = r.ctx.checkSymbols(row)
+		}
 		if err != nil {
-			r.err = r.place(err)
+			r.err = r.place(r.shortHint(err, len(rec)))
 			return r.err
 		}
 		if err := r.checkDates(row); err != nil {
@@ -510,6 +565,7 @@ func (r *Reader) place(err error) error {
 // check refuses a record that has the wrong number of fields or a cell
 // that Postgres could not store (see text.go), before any parser reads it.
 func (r *Reader) check(rec []string) error {
+	r.shortNow = 0
 	if len(rec) != r.width {
 		if err := r.checkWidth(len(rec)); err != nil {
 			return err
@@ -550,15 +606,48 @@ func (r *Reader) checkWidth(n int) error {
 			return nil
 		}
 	}
+	hint := "check for a line cut short or a missing comma"
+	if n < r.width && n > 0 {
+		// A tool that drops a row's trailing empty cells writes it short:
+		// the columns it lacks are read as empty when the format can do
+		// without them all, and counted. Unnamed columns are no columns.
+		if n >= r.named {
+			return nil
+		}
+		col := r.required(n)
+		if col < 0 || col >= r.width {
+			r.short++
+			r.shortNow = n
+			return nil
+		}
+		hint = fmt.Sprintf("it stops before column %s, which %s needs; %s", r.columnLabel(col), r.source, hint)
+	}
 	what := fmt.Sprintf("%d fields, the header has %d", n, hw)
 	if r.width < hw {
 		what = fmt.Sprintf("%d fields, the rows above it have %d (the header has %d)", n, r.width, hw)
 	}
-	hint := "check for a line cut short or a missing comma"
 	if n > r.width {
 		hint = "check for a value with a comma in it that is not in quotes"
 	}
 	return &ParseError{File: r.file, Line: r.line, Err: &reason{what, ErrFieldCount}, Msg: hint}
+}
+
+// shortHint adds to the error of a record that was short of the header
+// (read with its last columns empty) that it was: a lost comma shifts
+// every value after it, which is then refused for what it is not.
+func (r *Reader) shortHint(err error, n int) error {
+	short := r.shortNow == n && n > 0
+	var pe *ParseError
+	if !short || !errors.As(err, &pe) {
+		return err
+	}
+	hint := fmt.Sprintf("the line has %d fields and the header %d: if a comma is missing, the values after it are under the wrong columns", n, r.width)
+	if pe.Msg == "" {
+		pe.Msg = hint
+	} else {
+		pe.Msg += "; " + hint
+	}
+	return err
 }
 
 // columnLabel names column i for an error: its header name, or its

@@ -15,6 +15,32 @@ import (
 type header struct {
 	names []string
 	index map[string]int // lower-cased name -> first index
+	// required marks the columns the chosen parser cannot do without
+	// (need): a record that stops short of one of them fails, while one
+	// missing only other columns at its end is read with them empty.
+	required []bool
+}
+
+// need marks columns (indexes from col; -1 is ignored) as required.
+func (h *header) need(cols ...int) {
+	if h.required == nil {
+		h.required = make([]bool, len(h.names))
+	}
+	for _, i := range cols {
+		if i >= 0 && i < len(h.required) {
+			h.required[i] = true
+		}
+	}
+}
+
+// firstRequired returns the first required column at or after from, or -1.
+func (h *header) firstRequired(from int) int {
+	for i := from; i < len(h.required); i++ {
+		if h.required[i] {
+			return i
+		}
+	}
+	return -1
 }
 
 func newHeader(names []string) *header {
@@ -85,6 +111,8 @@ type rowCtx struct {
 	tags map[string]string // the Reader's map, cleared per row
 	team string            // Options.TeamTagKey
 	date dateBounds        // every date read must fall within these
+	// sheet is how the file's money cells are written (sheet.go).
+	sheet sheetMoney
 }
 
 // teamTag returns the value of the team tag recorded so far, if any.
@@ -144,7 +172,12 @@ func (c *rowCtx) moneyOr(i int, def decimal.Decimal) (decimal.Decimal, error) {
 }
 
 // number parses cell i through quantity's bounds for k; empty is zero.
+// Money (k.Dollar) may also be written as a spreadsheet writes it
+// (moneyCell).
 func (c *rowCtx) number(i int, k quantity.Kind) (decimal.Decimal, error) {
+	if k.Dollar {
+		return c.moneyCell(i, k)
+	}
 	d, err := parseNumber(c.raw(i), k)
 	if err != nil {
 		return d, c.numberErr(i, err)

@@ -296,3 +296,27 @@ func TestUnknownFormatPreview(t *testing.T) {
 		t.Errorf("Parquet preview: %v %+v", err, fe)
 	}
 }
+
+// TestGCPBigQueryRows: the gcp-bigquery source is gcp-billing's parser with
+// the usage day as each row's slice, and a credit written as a row of its
+// own a Credit.
+func TestGCPBigQueryRows(t *testing.T) {
+	t.Parallel()
+	in := "billing_account_id,usage_start_time,usage_end_time,service.description,sku.description,project.id,cost,currency,cost_type,credits\n" +
+		"01A2B3,2026-11-19T06:00:00.000000Z,2026-11-19T07:00:00.000000Z,Compute Engine,N2 Instance Core,ml,12.5,USD,regular,\n" +
+		"01A2B3,2026-11-19T06:00:00.000000Z,2026-11-19T07:00:00.000000Z,Compute Engine,Credit: Sustained usage discount,ml,-2.25,USD,credit,\n"
+	rows, src, err := readAll(t, strings.NewReader(in), Options{FileName: "bq.csv", Source: SourceGCPBigQuery})
+	if err != nil || src != SourceGCPBigQuery || len(rows) != 2 {
+		t.Fatalf("%s, %d rows, %v", src, len(rows), err)
+	}
+	day := time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC)
+	if !rows[0].BillingPeriodStart.Equal(day) || rows[0].ChargeCategory != ChargeUsage || rows[1].ChargeCategory != ChargeCredit ||
+		rows[1].BilledCost.String() != "-2.25" {
+		t.Fatalf("rows %+v", rows)
+	}
+	// Uploaded as gcp-billing, the same rows are sliced by invoice month.
+	rows, _, _ = readAll(t, strings.NewReader(in), Options{FileName: "bq.csv"})
+	if !rows[0].BillingPeriodStart.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("gcp-billing slice %s", rows[0].BillingPeriodStart)
+	}
+}

@@ -313,8 +313,8 @@ func TestCleanupJobs(t *testing.T) {
 	}
 
 	dead := storetest.AbandonedImport(t, st, org.ID)
-	// The running import's importer holds its lock on a connection of its
-	// own until the test ends.
+	// The running import's importer: a connection of its own, named by the
+	// import's row, alive until the test ends.
 	err = st.Conn(ctx, func(c *store.Store) error {
 		held, err := c.CreateImport(ctx, store.NewImport{OrgID: org.ID, FileName: "held.csv", Via: "test"})
 		if err != nil {
@@ -324,7 +324,7 @@ func TestCleanupJobs(t *testing.T) {
 		if got, _ := st.Import(ctx, org.ID, held.ID); got.Status != store.ImportProcessing {
 			t.Errorf("an import still being read was swept: %q", got.Status)
 		}
-		return c.EndImport(ctx, held.ID)
+		return c.EndImport(ctx, org.ID, held.ID)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@
 -- rows).
 
 CREATE TABLE import_extents (
-    org_id          bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id          bigint NOT NULL,
     import_id       bigint NOT NULL,
     provider        text NOT NULL,
     billing_account text NOT NULL,
@@ -29,6 +29,9 @@ CREATE TABLE import_extents (
     data_through    timestamptz NOT NULL,
     PRIMARY KEY (org_id, import_id, provider, billing_account)
 );
+-- Distributed like the other tenant tables on Citus, before its foreign key.
+SELECT burnrate_distribute('import_extents');
+ALTER TABLE import_extents ADD FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON import_extents TO burnrate_app;
 ALTER TABLE import_extents ENABLE ROW LEVEL SECURITY;

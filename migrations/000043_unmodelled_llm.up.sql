@@ -6,4 +6,4 @@
 -- which holds only them (a few rows a day) and so costs imports next to
 -- nothing. store.UnmodelledSources lists the same formats.
 CREATE INDEX daily_spend_unmodelled_llm ON daily_spend (org_id, day)
-    WHERE model = '' AND source IN ('openai-costs', 'anthropic-cost');
+    WHERE model = '' AND source IN ('openai-costs', 'anthropic-cost', 'anthropic-console-cost');

@@ -10,7 +10,7 @@
 -- that remain, in that import's transaction.
 
 CREATE TABLE source_through (
-    org_id          bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id          bigint NOT NULL,
     source          text NOT NULL,
     provider        text NOT NULL,
     billing_account text NOT NULL,
@@ -21,6 +21,9 @@ CREATE TABLE source_through (
     last_day        date NOT NULL,
     PRIMARY KEY (org_id, source, provider, billing_account, connection_id)
 );
+-- Distributed like the other tenant tables on Citus, before its foreign key.
+SELECT burnrate_distribute('source_through');
+ALTER TABLE source_through ADD FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON source_through TO burnrate_app;
 ALTER TABLE source_through ENABLE ROW LEVEL SECURITY;

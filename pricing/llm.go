@@ -53,6 +53,13 @@ type LLMPrice struct {
 	BatchOutputPerMTok *decimal.Decimal `json:"batch_output_usd_per_mtok,omitempty"`
 	// MaxInputTokens is the context window (0 when unknown).
 	MaxInputTokens int64 `json:"max_input_tokens,omitempty"`
+	// LongContext is the price of requests whose input is over 200k
+	// tokens, where the table has one (some Claude Sonnet models); nil
+	// otherwise, and then such requests cost the price above.
+	LongContext *LongContextPrice `json:"long_context,omitempty"`
+	// curated marks a price of the shipped curated table, whose
+	// long-context rates are the full table's (fullLongContext).
+	curated bool
 	// Source says where the price comes from (table or override label).
 	Source string `json:"source"`
 	// Override is true for prices set with WithOverrides.
@@ -60,6 +67,83 @@ type LLMPrice struct {
 }
 
 var million = decimal.NewFromInt(1_000_000)
+
+// LongContextPrice is a model's price, in USD per 1M tokens, of requests
+// whose input is over LongContextTokens.
+type LongContextPrice struct {
+	InputPerMTok  decimal.Decimal `json:"input_usd_per_mtok"`
+	OutputPerMTok decimal.Decimal `json:"output_usd_per_mtok"`
+	// CachedInputPerMTok is the cache-read price; nil: the price of a
+	// cache read under the threshold.
+	CachedInputPerMTok *decimal.Decimal `json:"cached_input_usd_per_mtok,omitempty"`
+}
+
+// LongContextTokens is the input size above which a request is priced at
+// a model's long-context rates (LiteLLM's "_above_200k_tokens" prices).
+const LongContextTokens = 200_000
+
+// Anthropic prices prompt-cache writes as multiples of the base input
+// price (its pricing page, "Prompt caching"): 1.25× for the 5-minute cache,
+// 2× for the 1-hour cache. Reads have a price of their own in the table.
+var (
+	cacheWrite5mFactor = decimal.New(125, -2)
+	cacheWrite1hFactor = decimal.NewFromInt(2)
+)
+
+// fullLongContext returns the long-context rates the full LiteLLM table
+// has for p's model at p's prices, or nil. It is asked only when a request
+// is priced over 200k tokens: the full table is parsed on first use.
+func fullLongContext(p LLMPrice) *LongContextPrice {
+	full := litellmTable()
+	if j, ok := full.exact[foldLLM(p.Model)]; ok {
+		if f := full.prices[j]; f.InputPerMTok.Equal(p.InputPerMTok) && f.OutputPerMTok.Equal(p.OutputPerMTok) {
+			return f.LongContext
+		}
+	}
+	return nil
+}
+
+// TokenUsage is one model's tokens in a bucket of usage, by the kinds a
+// provider prices apart.
+type TokenUsage struct {
+	Uncached     int64 // input neither read from nor written to a cache
+	CacheRead    int64 // input read from the prompt cache
+	CacheWrite5m int64 // input written to the 5-minute prompt cache
+	CacheWrite1h int64 // input written to the 1-hour prompt cache
+	Output       int64
+	// LongContext says the requests' input was over LongContextTokens:
+	// every kind is priced at the model's long-context rates, where the
+	// table has them.
+	LongContext bool
+}
+
+// UsageCost is the price of u: each kind of token at its own rate —
+// uncached input, cache reads (the cached-input price), 5-minute and
+// 1-hour cache writes (1.25× and 2× the input price), output — at the
+// long-context rates when u.LongContext and the price has them.
+func (p LLMPrice) UsageCost(u TokenUsage) decimal.Decimal {
+	in, out, cached := p.InputPerMTok, p.OutputPerMTok, p.InputPerMTok
+	if p.CachedInputPerMTok != nil {
+		cached = *p.CachedInputPerMTok
+	}
+	lc := p.LongContext
+	if u.LongContext && lc == nil && p.curated {
+		lc = fullLongContext(p)
+	}
+	if u.LongContext && lc != nil {
+		in, out = lc.InputPerMTok, lc.OutputPerMTok
+		if lc.CachedInputPerMTok != nil {
+			cached = *lc.CachedInputPerMTok
+		}
+	}
+	n := decimal.NewFromInt
+	return n(u.Uncached).Mul(in).
+		Add(n(u.CacheRead).Mul(cached)).
+		Add(n(u.CacheWrite5m).Mul(in).Mul(cacheWrite5mFactor)).
+		Add(n(u.CacheWrite1h).Mul(in).Mul(cacheWrite1hFactor)).
+		Add(n(u.Output).Mul(out)).
+		Div(million)
+}
 
 // Cost is the price of the given token counts: (uncached·input + cached·cached-input + output·output) / 1e6.
 // Cached tokens are priced at the input price when no cached price is known.
@@ -103,6 +187,11 @@ var defaultLLMPrices = sync.OnceValues(func() (*LLMPriceTable, error) {
 	ps, err := ParseLLMPricesCSV(bytes.NewReader(llmPricesCSV))
 	if err != nil {
 		return nil, err
+	}
+	// The curated table carries three prices a model; its long-context
+	// rates are the full table's (fullLongContext).
+	for i := range ps {
+		ps[i].curated = true
 	}
 	t := NewLLMPriceTable(ps, LLMPricesSource, LLMPricesAsOf)
 	t.fallback = true
@@ -368,6 +457,10 @@ type litellmEntry struct {
 	BatchInput     json.Number     `json:"input_cost_per_token_batches"`
 	BatchOutput    json.Number     `json:"output_cost_per_token_batches"`
 	MaxInputTokens json.RawMessage `json:"max_input_tokens"`
+	// Rates of requests whose input is over 200k tokens.
+	InputLong     json.Number `json:"input_cost_per_token_above_200k_tokens"`
+	OutputLong    json.Number `json:"output_cost_per_token_above_200k_tokens"`
+	CacheReadLong json.Number `json:"cache_read_input_token_cost_above_200k_tokens"`
 }
 
 var litellmTable = sync.OnceValue(func() *LLMPriceTable {
@@ -423,6 +516,9 @@ func parseLiteLLM(data []byte) (*LLMPriceTable, error) {
 		var mi float64
 		if json.Unmarshal(e.MaxInputTokens, &mi) == nil {
 			p.MaxInputTokens = int64(mi)
+		}
+		if li, lo := perM(e.InputLong), perM(e.OutputLong); li != nil && lo != nil {
+			p.LongContext = &LongContextPrice{InputPerMTok: *li, OutputPerMTok: *lo, CachedInputPerMTok: perM(e.CacheReadLong)}
 		}
 		prices = append(prices, p)
 	}

@@ -3,6 +3,7 @@ package pricing
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLLMLookupAliases(t *testing.T) {
@@ -100,5 +101,72 @@ func TestLLMOverrides(t *testing.T) {
 	_, err = ParseLLMPricesCSV(strings.NewReader("model,input_usd_per_mtok,output_usd_per_mtok\nx,abc,1\n"))
 	if err == nil || err.Error() != `line 2, column input_usd_per_mtok: "abc" is not a price` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestUsageCostEachKindAtItsRate: cache reads at their price, 5-minute and
+// 1-hour cache writes at 1.25× and 2× the input price, and the long-context
+// rates over 200k tokens where the table has them — the curated row of a
+// model takes them from the full table.
+func TestUsageCostEachKindAtItsRate(t *testing.T) {
+	t.Parallel()
+	tb := DefaultLLMPrices()
+	sonnet, _ := tb.Lookup("claude-sonnet-4-5")
+	if !strings.Contains(sonnet.Source, "RoCry") || !sonnet.curated {
+		t.Fatalf("curated Sonnet 4.5: %+v", sonnet)
+	}
+	u := TokenUsage{Uncached: 1_000_000, CacheRead: 2_000_000, CacheWrite5m: 100_000, CacheWrite1h: 10_000, Output: 100_000}
+	if got := sonnet.UsageCost(u); !got.Equal(dec("5.535")) { // 3 + 0.6 + 0.375 + 0.06 + 1.5
+		t.Errorf("Sonnet 4.5 = %s, want 5.535", got)
+	}
+	u.LongContext = true
+	if got := sonnet.UsageCost(u); !got.Equal(dec("10.32")) { // 6 + 1.2 + 0.75 + 0.12 + 2.25
+		t.Errorf("Sonnet 4.5 over 200k = %s, want 10.32", got)
+	}
+	haiku, _ := tb.Lookup("claude-haiku-4-5-20251001")
+	if got := haiku.UsageCost(TokenUsage{Uncached: 1_000_000, LongContext: true}); !got.Equal(dec("1")) {
+		t.Errorf("Haiku 4.5 over 200k = %s, want its own rate, 1", got)
+	}
+	// An override has its own prices and no long-context rates.
+	over := tb.WithOverrides([]LLMPrice{{Model: "claude-sonnet-4-5", InputPerMTok: dec("2"), OutputPerMTok: dec("10")}}, "negotiated")
+	p, _ := over.Lookup("claude-sonnet-4-5")
+	if got := p.UsageCost(TokenUsage{Uncached: 1_000_000, CacheWrite1h: 1_000_000, LongContext: true}); !got.Equal(dec("6")) {
+		t.Errorf("override = %s, want 2 + 4", got)
+	}
+}
+
+func TestClaudeModelID(t *testing.T) {
+	t.Parallel()
+	oct := func(d int) time.Time { return time.Date(2024, 10, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name  string
+		day   time.Time
+		want  string
+		known bool
+	}{
+		{"Claude 3 Haiku", oct(1), "claude-3-haiku-20240307", true},
+		{"claude  haiku 4.5", oct(1), "claude-haiku-4-5-20251001", true},
+		{"Claude 3.5 Sonnet", oct(21), "claude-3-5-sonnet-20240620", true},
+		{"Claude 3.5 Sonnet", oct(22), "claude-3-5-sonnet-20241022", true},
+		{"Claude 3.5 Sonnet (Old)", oct(30), "claude-3-5-sonnet-20240620", true},
+		{"Claude Haiku 3", oct(1), "claude-3-haiku-20240307", true},
+		{"Claude Opus 5", oct(1), "claude-opus-5", false},
+		{"Claude Sonnet 4.7 (Preview)", oct(1), "claude-sonnet-4-7-preview", false},
+		{"claude-haiku-4-5-20251001", oct(1), "claude-haiku-4-5-20251001", false},
+		{"", oct(1), "", false},
+	}
+	for _, tt := range tests {
+		if got, known := ClaudeModelID(tt.name, tt.day); got != tt.want || known != tt.known {
+			t.Errorf("ClaudeModelID(%q, %s) = %q, %v; want %q, %v", tt.name, tt.day.Format(time.DateOnly), got, known, tt.want, tt.known)
+		}
+	}
+	// Every id in the table since Claude 3 has a price, so a Console
+	// file's models are priced, and break-even knows them.
+	for _, names := range claudeNames() {
+		for _, n := range names {
+			if _, ok := DefaultLLMPrices().Lookup(n.id); !ok && !strings.HasPrefix(n.id, "claude-2") && n.id != "claude-instant-1.2" {
+				t.Errorf("%s has no price", n.id)
+			}
+		}
 	}
 }

@@ -494,18 +494,26 @@ func (k Kind) ParseFormatted(field, s string, decimalComma bool) (decimal.Decima
 	return d, err
 }
 
-// currencySymbols are the symbols ParseFormatted drops around an amount.
-var currencySymbols = []string{"US$", "$", "€", "£", "¥", "₹", "₩", "₽", "₺", "R$", "zł", "kr", "Fr.", "CHF"}
+// currencySymbols are the symbols ParseFormatted drops around an amount,
+// longer ones first ("US$" and "R$" before "$").
+var currencySymbols = []string{"US$", "R$", "$", "€", "£", "¥", "₹", "₩", "₽", "₺", "zł", "kr", "Fr.", "CHF"}
 
 // trimCurrency drops one currency symbol or three-letter code before or
 // after t, and the spaces beside it.
 func trimCurrency(t string) string {
+	_, rest := currencyAffix(t)
+	return rest
+}
+
+// currencyAffix returns the currency symbol or three-letter code before or
+// after t ("" when there is none) and t without it and the spaces beside it.
+func currencyAffix(t string) (symbol, rest string) {
 	for _, sym := range currencySymbols {
 		if rest, ok := strings.CutPrefix(t, sym); ok {
-			return strings.TrimSpace(rest)
+			return sym, strings.TrimSpace(rest)
 		}
 		if rest, ok := strings.CutSuffix(t, sym); ok {
-			return strings.TrimSpace(rest)
+			return sym, strings.TrimSpace(rest)
 		}
 	}
 	isCode := func(c string) bool {
@@ -517,10 +525,10 @@ func trimCurrency(t string) string {
 		return len(c) == 3
 	}
 	if len(t) > 4 && t[3] == ' ' && isCode(t[:3]) {
-		return strings.TrimSpace(t[4:])
+		return t[:3], strings.TrimSpace(t[4:])
 	}
 	if n := len(t); n > 4 && t[n-4] == ' ' && isCode(t[n-3:]) {
-		return strings.TrimSpace(t[:n-4])
+		return t[n-3:], strings.TrimSpace(t[:n-4])
 	}
-	return t
+	return "", t
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -312,7 +313,34 @@ func (s *Store) deleteCharges(ctx context.Context, delta *spendDelta, orgID int6
 // file. Rows of one file that share a bucket key are added together
 // (DedupeReplace); rows under one request id must be the same row
 // (DedupeSkip), else it fails with a *KeyConflictError.
+//
+// COPY is refused under row-level security, and Citus refuses a
+// transaction that changes an org's shards as one role and then reads them
+// as another: so WriteCharges, and the rest of the transaction after it
+// (the import's status, what it enqueues), run as the connecting role (SET
+// LOCAL ROLE NONE), every statement naming the org. Its transaction is the
+// import's own; row-level security fences the connection again once it
+// ends. On a connection fenced to another org than orgID it writes
+// nothing.
 func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
+	var role, fencedTo string
+	if err := s.q.QueryRow(ctx, `SELECT current_setting('role'), coalesce(current_setting('burnrate.org_id', true), '')`).
+		Scan(&role, &fencedTo); err != nil {
+		return WriteResult{}, mapError("write charges: role", err)
+	}
+	if fencedTo != "" && fencedTo != strconv.FormatInt(orgID, 10) {
+		return WriteResult{}, fmt.Errorf("write charges: the connection is fenced to org %s, not %d", fencedTo, orgID)
+	}
+	if role != "none" {
+		if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
+			return WriteResult{}, mapError("write charges: role", err)
+		}
+	}
+	return s.writeCharges(ctx, orgID, importID, loc, dedupe, src)
+}
+
+// writeCharges is WriteCharges, as the connecting role.
+func (s *Store) writeCharges(ctx context.Context, orgID, importID int64, loc *time.Location, dedupe Dedupe, src ChargeSource) (WriteResult, error) {
 	var res WriteResult
 	tz := loc.String()
 	cs := &copySource{orgID: orgID, importID: importID, src: src, periods: map[restatement]struct{}{}}
@@ -326,16 +354,15 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 
 	var copied int64
 	if dedupe == DedupeNone {
-		n, err := s.copyUnfenced(ctx, cs)
+		n, err := s.copyBinary(ctx, "charges", cs)
 		if err != nil {
-			return res, err
+			return res, fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
 		}
 		copied = n
 	} else {
 		// Keyed rows go through a staging table, so that known keys can be
 		// skipped or replaced with ON CONFLICT / DELETE rather than
-		// failing the COPY. A temporary table has no row-level security,
-		// so a fenced connection copies into it as itself.
+		// failing the COPY.
 		if _, err := s.q.Exec(ctx, `CREATE TEMP TABLE charges_staging (LIKE charges INCLUDING DEFAULTS) ON COMMIT DROP`); err != nil {
 			return res, mapError("write charges: staging", err)
 		}
@@ -445,11 +472,8 @@ func (s *Store) WriteCharges(ctx context.Context, orgID, importID int64, loc *ti
 	// GPU usage (gpu_resource_daily), after the restated rows went, so that
 	// their removal does not rewrite this import's days.
 	if cs.gpu != nil {
-		conn := s.q.(pgx.Tx).Conn()
-		if err := s.unfenced(ctx, func() error {
-			return mapError("write charges: gpu rollup", cs.gpu.copyTo(ctx, conn))
-		}); err != nil {
-			return res, err
+		if err := cs.gpu.copyTo(ctx, s.q.(pgx.Tx).Conn()); err != nil {
+			return res, mapError("write charges: gpu rollup", err)
 		}
 	} else if _, err := s.q.Exec(ctx, gpuRollupSelect("$3", "c.import_id = $2"), orgID, importID, tz); err != nil {
 		return res, mapError("write charges: gpu rollup", err)
@@ -617,44 +641,6 @@ func (s *Store) zeroMeasures(ctx context.Context, delta *spendDelta, orgID int64
 		_, err = delta.addRows(rows)
 	}
 	return err
-}
-
-// copyUnfenced copies cs into charges. COPY is refused under row-level
-// security, so a fenced connection drops to the connecting role for the
-// COPY alone (SET LOCAL: the transaction's end would revert it too) and
-// takes its role back right after: every later statement of the import
-// (restatements, rollups, the import's status) stays confined to the org.
-// copySource writes orgID into every row, whatever the file says.
-func (s *Store) copyUnfenced(ctx context.Context, cs *copySource) (int64, error) {
-	var copied int64
-	err := s.unfenced(ctx, func() error {
-		var err error
-		copied, err = s.copyBinary(ctx, "charges", cs)
-		if err != nil {
-			return fmt.Errorf("write charges: %w", cmp.Or(cs.failure(), err))
-		}
-		return nil
-	})
-	return copied, err
-}
-
-// unfenced runs fn, a COPY of rows whose org_id the caller set, as the
-// connecting role (see copyUnfenced).
-func (s *Store) unfenced(ctx context.Context, fn func() error) error {
-	var role string
-	if err := s.q.QueryRow(ctx, `SELECT current_setting('role')`).Scan(&role); err != nil {
-		return mapError("write charges: role", err)
-	}
-	if _, err := s.q.Exec(ctx, `SET LOCAL ROLE NONE`); err != nil {
-		return mapError("write charges: role", err)
-	}
-	if err := fn(); err != nil {
-		return err
-	}
-	if _, err := s.q.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
-		return mapError("write charges: role", err)
-	}
-	return nil
 }
 
 // RebuildDailySpend recomputes orgID's rollups (daily_spend and those

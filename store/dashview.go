@@ -49,9 +49,9 @@ func (s *Store) DashboardState(ctx context.Context, orgID, userID int64) (Dashbo
 // waiting for the flush was a large part of a view's time on a busy disk.
 func (s *Store) SaveDashboardView(ctx context.Context, orgID, userID int64, query string) error {
 	_, err := s.q.Exec(ctx, `
-		INSERT INTO dashboard_views (org_id, user_id, query)
-		SELECT $1, $2, $3 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
-		ON CONFLICT (org_id, user_id) DO UPDATE SET query = excluded.query, updated_at = now()
+		INSERT INTO dashboard_views (org_id, user_id, query, updated_at)
+		SELECT $1, $2, $3, now() FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async
+		ON CONFLICT (org_id, user_id) DO UPDATE SET query = excluded.query, updated_at = excluded.updated_at
 		WHERE dashboard_views.query IS DISTINCT FROM excluded.query`, orgID, userID, query)
 	return mapError("save dashboard view", err)
 }

@@ -72,7 +72,7 @@ func (s *Store) SaveDigestSettings(ctx context.Context, d DigestSettings, update
 		INSERT INTO digest_settings (org_id, enabled, send_hour, send_when, recipients, updated_by, updated_at, wait_until_hour)
 		VALUES ($1, $2, $3, $4, $5, $6, now(), $7)
 		ON CONFLICT (org_id) DO UPDATE SET enabled = $2, send_hour = $3, send_when = $4, recipients = $5,
-			updated_by = $6, updated_at = now(), wait_until_hour = $7`,
+			updated_by = $6, updated_at = excluded.updated_at, wait_until_hour = $7`,
 		d.OrgID, d.Enabled, d.SendHour, d.When, d.Recipients, by, d.WaitUntilHour)
 	return mapError("save digest settings", err)
 }

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // DecodeNumeric is the fast binary numeric decoder, for its test.
@@ -14,6 +16,34 @@ var DecodeNumeric = decodeNumeric
 // check what that connection sees.
 func RawQueryRow(ctx context.Context, s *Store, sql string, args ...any) pgx.Row {
 	return s.q.QueryRow(ctx, sql, args...)
+}
+
+// RawExec, RawQuery run sql on s's own querier; RawBatch sends it as a
+// batch of one; RawConn hands fn the connection under s.
+func RawExec(ctx context.Context, s *Store, sql string, args ...any) (pgconn.CommandTag, error) {
+	return s.q.Exec(ctx, sql, args...)
+}
+
+func RawQuery(ctx context.Context, s *Store, sql string, args ...any) (pgx.Rows, error) {
+	return s.q.Query(ctx, sql, args...)
+}
+
+func RawBatch(ctx context.Context, s *Store, sql string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	return s.q.SendBatch(ctx, b).Close()
+}
+
+func RawConn(s *Store, fn func(*pgx.Conn)) error {
+	switch q := s.q.(type) {
+	case *fencedConn:
+		fn(q.conn.Conn())
+	case pgx.Tx:
+		fn(q.Conn())
+	default:
+		return errors.New("no connection of its own")
+	}
+	return nil
 }
 
 // CopyBothWays copies rows into two temporary tables shaped like charges,

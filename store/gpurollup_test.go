@@ -47,7 +47,7 @@ func importFenced(t *testing.T, st *store.Store, org store.Org, dedupe store.Ded
 			if err != nil {
 				return err
 			}
-			defer tx.EndImport(ctx, imp.ID)
+			defer tx.EndImport(ctx, org.ID, imp.ID)
 			_, err = tx.WriteCharges(ctx, org.ID, imp.ID, org.Location(), dedupe, &sliceSource{rows: rows})
 			return err
 		})

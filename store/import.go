@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/label"
@@ -28,6 +31,7 @@ type Import struct {
 	ReplacedRows  int64
 	SkippedRows   int64
 	MergedRows    int64 // rows added into an earlier row of the same bucket
+	ShortRows     int64 // records short of the header's optional last columns, read as empty
 	CostBasis     CostBasis
 	PeriodStart   *time.Time
 	PeriodEnd     *time.Time
@@ -56,7 +60,7 @@ const (
 )
 
 const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
-	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
+	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.short_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
 	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, ''), i.removed_via,
 	coalesce(i.connection_id, 0),
 	(SELECT max(e.data_through) FROM import_extents e WHERE e.org_id = i.org_id AND e.import_id = i.id)`
@@ -67,7 +71,7 @@ func scanImport(row pgx.Row) (Import, error) {
 	var i Import
 	var totals map[string]string
 	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
-		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
+		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.ShortRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
 		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail, &i.RemovedVia,
 		&i.ConnectionID, &i.DataThrough)
 	if err != nil {
@@ -98,72 +102,108 @@ type NewImport struct {
 	ConnectionID int64
 }
 
-// importLock is the Postgres advisory lock (its two int4 keys, over the
-// import id in SQL) that the connection importing a file holds from the
-// moment its import row exists until it is done: while the lock is held,
-// the import is alive; once the connection ends, whatever ended it (a crash,
-// kill -9, a terminated backend), Postgres releases the lock. The first key
-// says "import", the second is the id; ids past 2^31 (two billion imports)
-// would wrap, and two imports 2^31 apart would then take turns.
-func importLock(id string) string {
-	return "1112688896, (" + id + " % 2147483648)::int4"
-}
-
 // CreateImport records a file as processing, so that it shows in the history
 // while it is read. It is committed on its own, outside the import's data
 // transaction, so that a failure can be recorded against it.
 //
-// The connection that runs it holds the import's lock (see importLock) until
-// EndImport or until the connection ends, so run the whole import on one
-// connection (Fenced or Conn). The row and the lock come in one statement:
-// no sweep can see the row without its lock.
+// The row names the connection's backend as its importer (claim_pid, see
+// migrations/000035): while that backend lives, or until EndImport, no
+// sweep fails it. So run the whole import on one connection (Fenced or
+// Conn).
 func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
-		WITH i AS (
-			INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via, connection_id)
-			VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7, NULLIF($8, 0))
-			RETURNING id
-		)
-		SELECT id, pg_advisory_lock(`+importLock("id")+`) FROM i`,
-		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via, n.ConnectionID).Scan(&id, nil)
+		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via, claim_pid, connection_id)
+		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7, pg_backend_pid(), NULLIF($8, 0))
+		RETURNING id`,
+		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via, n.ConnectionID).Scan(&id)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}
 	return s.Import(ctx, n.OrgID, id)
 }
 
-// EndImport releases the import's lock once its row says how it ended
-// (FinishImport, FailImport or DeleteImport). Call it on the connection that
-// ran CreateImport.
-func (s *Store) EndImport(ctx context.Context, id int64) error {
-	_, err := s.q.Exec(ctx, `SELECT pg_advisory_unlock(`+importLock("$1::bigint")+`)`, id)
+// EndImport lets go of the import's claim once its row says how it ended
+// (FinishImport, FailImport or DeleteImport): an import still processing
+// then is one its importer gave up on, and the next sweep fails it.
+func (s *Store) EndImport(ctx context.Context, orgID, id int64) error {
+	_, err := s.q.Exec(ctx, `UPDATE imports SET claim_pid = NULL WHERE org_id = $1 AND id = $2 AND status = 'processing'`, orgID, id)
 	return mapError("end import", err)
 }
 
 // FailInterruptedImports marks failed, with msg, every import of every org
-// that is still processing although no connection holds its lock any more:
-// its importer is gone, and with it the import's data transaction. Imports
-// that another process (or this one) is still running keep their lock and
-// are left alone, so any number of servers may sweep at any time. It
-// returns the imports it failed.
+// that is still processing although its importer is gone: no database
+// backend of the id its row names lives any more (or one that started
+// after the import was made, and so only reuses the id), or it let go
+// (EndImport). With the importer went the import's data transaction.
+// Imports that another process (or this one) is still running are left
+// alone, so any number of servers may sweep at any time. It returns the
+// imports it failed.
+//
+// The backends are those of the server the sweep connects to, which is
+// where every Burnrate process connects (the coordinator, with Citus). A
+// backend whose start the sweep's role may not see (another login's) is
+// taken to be alive.
 func (s *Store) FailInterruptedImports(ctx context.Context, msg string) ([]Import, error) {
-	// The try-lock is transaction-level: the sweep holds each lock it wins
-	// only until its transaction ends. A row an importer finished after the
-	// statement's snapshot is re-checked on update and skipped.
-	rows, err := s.q.Query(ctx, `
-		WITH i AS (
-			UPDATE imports SET status = 'failed', error = $1, error_line = NULL, error_column = '', finished_at = now()
-			WHERE status = 'processing' AND pg_try_advisory_xact_lock(`+importLock("id")+`)
-			RETURNING *
-		)
-		SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by
-		ORDER BY i.org_id, i.id`, msg)
+	type claim struct {
+		org, id int64
+		pid     *int32
+		created time.Time
+	}
+	// The imports first, then the backends: a backend that claimed one of
+	// them had started by then, so a live claimant is in the list.
+	rows, err := s.q.Query(ctx, `SELECT org_id, id, claim_pid, created_at FROM imports WHERE status = 'processing'`)
 	if err != nil {
 		return nil, mapError("fail interrupted imports", err)
 	}
-	is, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Import, error) { return scanImport(row) })
-	return is, mapError("fail interrupted imports", err)
+	claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (claim, error) {
+		var c claim
+		err := row.Scan(&c.org, &c.id, &c.pid, &c.created)
+		return c, err
+	})
+	if err != nil || len(claims) == 0 {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	rows, err = s.q.Query(ctx, `SELECT pid, backend_start FROM pg_stat_activity WHERE pid IS NOT NULL`)
+	if err != nil {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	backends := map[int32]pgtype.Timestamptz{} // not Valid: a start the sweep may not see
+	var pid int32
+	var started pgtype.Timestamptz
+	if _, err := pgx.ForEachRow(rows, []any{&pid, &started}, func() error {
+		backends[pid] = started
+		return nil
+	}); err != nil {
+		return nil, mapError("fail interrupted imports", err)
+	}
+	var failed []Import
+	for _, c := range claims {
+		if c.pid != nil {
+			if start, ok := backends[*c.pid]; ok && (!start.Valid || !start.Time.After(c.created)) {
+				continue // its importer's backend lives
+			}
+		}
+		// The update re-checks the row: an importer that finished it since
+		// (or a sweep elsewhere that failed it) leaves nothing to do.
+		imp, err := scanImport(s.q.QueryRow(ctx, `
+			WITH i AS (
+				UPDATE imports SET status = 'failed', error = $3, error_line = NULL, error_column = '', finished_at = now()
+				WHERE org_id = $1 AND id = $2 AND status = 'processing' AND claim_pid IS NOT DISTINCT FROM $4
+				RETURNING *
+			)
+			SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by`,
+			c.org, c.id, msg, c.pid))
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return failed, mapError("fail interrupted imports", err)
+		}
+		failed = append(failed, imp)
+	}
+	slices.SortFunc(failed, func(a, b Import) int { return cmp.Or(cmp.Compare(a.OrgID, b.OrgID), cmp.Compare(a.ID, b.ID)) })
+	return failed, nil
 }
 
 // Import returns one of orgID's imports. Returns ErrNotFound if there is none.
@@ -200,6 +240,7 @@ type ImportResult struct {
 	ReplacedRows int64
 	SkippedRows  int64
 	MergedRows   int64
+	ShortRows    int64
 	CostBasis    CostBasis
 	PeriodStart  *time.Time
 	PeriodEnd    *time.Time
@@ -237,10 +278,10 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 	_, err = s.q.Exec(ctx, `
 		UPDATE imports SET status = 'succeeded', source = $3, rows = $4, replaced_rows = $5, skipped_rows = $6,
 			period_start = $7, period_end = $8, totals = $9, sha256 = $10, size_bytes = $11, merged_rows = $12,
-			cost_basis = $13, finished_at = now()
+			cost_basis = $13, short_rows = $14, finished_at = now()
 		WHERE org_id = $1 AND id = $2`,
 		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw, r.SHA256, r.SizeBytes,
-		r.MergedRows, string(r.CostBasis))
+		r.MergedRows, string(r.CostBasis), r.ShortRows)
 	if err != nil || len(r.Extents) == 0 {
 		return mapError("finish import", err)
 	}

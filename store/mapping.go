@@ -41,7 +41,7 @@ func (s *Store) SaveColumnMapping(ctx context.Context, orgID int64, m ColumnMapp
 		return err
 	}
 	_, err = s.q.Exec(ctx, `
-		INSERT INTO column_mappings (org_id, mapping) VALUES ($1, $2)
-		ON CONFLICT (org_id) DO UPDATE SET mapping = EXCLUDED.mapping, updated_at = now()`, orgID, raw)
+		INSERT INTO column_mappings (org_id, mapping, updated_at) VALUES ($1, $2, now())
+		ON CONFLICT (org_id) DO UPDATE SET mapping = EXCLUDED.mapping, updated_at = EXCLUDED.updated_at`, orgID, raw)
 	return mapError("save column mapping", err)
 }

@@ -49,10 +49,10 @@ func scanChannel(row pgx.Row) (NotificationChannel, error) {
 // Returns ErrNotFound if orgID has no budget budgetID.
 func (s *Store) SetNotificationChannel(ctx context.Context, orgID, budgetID int64, kind, url, masked string, createdBy int64) (NotificationChannel, error) {
 	ch, err := scanChannel(s.q.QueryRow(ctx, `
-		INSERT INTO notification_channels AS c (org_id, budget_id, kind, url, url_masked, created_by, sealed_at)
-		VALUES ($1, NULLIF($2, 0), $3, $4, $5, NULLIF($6, 0), CASE WHEN $4 LIKE 'v1.%' THEN now() END)
+		INSERT INTO notification_channels AS c (org_id, budget_id, kind, url, url_masked, created_by, sealed_at, created_at)
+		VALUES ($1, NULLIF($2, 0), $3, $4, $5, NULLIF($6, 0), CASE WHEN $4 LIKE 'v1.%' THEN now() END, now())
 		ON CONFLICT (org_id, coalesce(budget_id, 0), kind) DO UPDATE
-			SET url = excluded.url, url_masked = excluded.url_masked, created_by = excluded.created_by, created_at = now(),
+			SET url = excluded.url, url_masked = excluded.url_masked, created_by = excluded.created_by, created_at = excluded.created_at,
 				sealed_at = excluded.sealed_at
 		RETURNING `+channelColumns, orgID, budgetID, kind, url, masked, createdBy))
 	var pgErr *pgconn.PgError
@@ -195,10 +195,10 @@ func (s *Store) CreateWebhookSecret(ctx context.Context, orgID int64, secret str
 // replaces keeps signing alongside it for overlap.
 func (s *Store) RotateWebhookSecret(ctx context.Context, orgID int64, secret string, overlap time.Duration) error {
 	_, err := s.q.Exec(ctx, `
-		INSERT INTO webhook_secrets (org_id, secret) VALUES ($1, $2)
+		INSERT INTO webhook_secrets (org_id, secret, created_at) VALUES ($1, $2, now())
 		ON CONFLICT (org_id) DO UPDATE
-			SET previous = webhook_secrets.secret, previous_until = now() + $3::interval,
-				secret = excluded.secret, created_at = now()`, orgID, secret, overlap)
+			SET previous = webhook_secrets.secret, previous_until = excluded.created_at + $3::interval,
+				secret = excluded.secret, created_at = excluded.created_at`, orgID, secret, overlap)
 	return mapError("rotate webhook secret", err)
 }
 

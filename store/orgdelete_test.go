@@ -69,7 +69,7 @@ func TestDeleteOrg(t *testing.T) {
 	if c, r := totals(t, st, other.ID); !c.Equal(wantCharges) || !r.Equal(wantRollup) {
 		t.Errorf("the other org's charges and rollup: %s and %s, were %s and %s", c, r, wantCharges, wantRollup)
 	}
-	wantSpendByMatchesCube(t, st, other.ID, "after another org was deleted")
+	wantSpendByMatchesCube(t, st, other.ID, other.Location(), "after another org was deleted")
 	sameGPURollup(t, st, other, "after another org was deleted", 1)
 	if err := st.DeleteOrg(ctx, org.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("deleting it again: %v, want ErrNotFound", err)

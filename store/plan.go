@@ -21,6 +21,10 @@ import (
 // anywhere in it takes the SET back with it: the connection never keeps
 // the setting for other statements.
 func (s *Store) forEachPlannedOnce(ctx context.Context, query string, args []any, scans []any, fn func() error) (err error) {
+	if s.db.citus.Load() {
+		// A generic plan knows no org to route to: Citus plans each call.
+		return s.forEachRow(ctx, false, query, args, scans, fn)
+	}
 	b := &pgx.Batch{}
 	b.Queue(`SET plan_cache_mode = force_generic_plan`)
 	b.Queue(query, args...)

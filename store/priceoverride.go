@@ -77,12 +77,12 @@ func (s *Store) UpsertGPUPriceOverrides(ctx context.Context, orgID, userID int64
 		b := &pgx.Batch{}
 		for _, o := range in {
 			b.Queue(`
-				INSERT INTO gpu_price_overrides (org_id, provider, instance_type, gpu, gpu_count, price_on_demand, price_spot, note, updated_by)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, 0))
+				INSERT INTO gpu_price_overrides (org_id, provider, instance_type, gpu, gpu_count, price_on_demand, price_spot, note, updated_by, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, 0), now())
 				ON CONFLICT (org_id, provider, lower(instance_type)) DO UPDATE SET
 					instance_type = EXCLUDED.instance_type, gpu = EXCLUDED.gpu, gpu_count = EXCLUDED.gpu_count,
 					price_on_demand = EXCLUDED.price_on_demand, price_spot = EXCLUDED.price_spot,
-					note = EXCLUDED.note, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+					note = EXCLUDED.note, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
 				orgID, strings.ToLower(strings.TrimSpace(o.Provider)), strings.TrimSpace(o.InstanceType), o.GPU, o.GPUCount,
 				o.OnDemand, o.Spot, o.Note, userID)
 		}
@@ -181,12 +181,12 @@ func (s *Store) LLMPriceOverride(ctx context.Context, orgID, id int64) (LLMPrice
 func (s *Store) UpsertLLMPriceOverride(ctx context.Context, orgID, userID int64, in LLMPriceOverrideInput) (LLMPriceOverride, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
-		INSERT INTO llm_price_overrides (org_id, model, provider, input_per_mtok, output_per_mtok, cached_input_per_mtok, note, updated_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, 0))
+		INSERT INTO llm_price_overrides (org_id, model, provider, input_per_mtok, output_per_mtok, cached_input_per_mtok, note, updated_by, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, 0), now())
 		ON CONFLICT (org_id, lower(model)) DO UPDATE SET
 			model = EXCLUDED.model, provider = EXCLUDED.provider, input_per_mtok = EXCLUDED.input_per_mtok,
 			output_per_mtok = EXCLUDED.output_per_mtok, cached_input_per_mtok = EXCLUDED.cached_input_per_mtok,
-			note = EXCLUDED.note, updated_by = EXCLUDED.updated_by, updated_at = now()
+			note = EXCLUDED.note, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
 		RETURNING id`,
 		orgID, strings.TrimSpace(in.Model), strings.ToLower(strings.TrimSpace(in.Provider)), in.Input, in.Output, in.CachedInput, in.Note, userID).Scan(&id)
 	if err != nil {

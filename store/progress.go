@@ -11,8 +11,8 @@ import (
 // SetUploadProgress records that the upload key of orgID has read rows rows.
 func (s *Store) SetUploadProgress(ctx context.Context, orgID int64, key string, rows int64) error {
 	_, err := s.q.Exec(ctx, `
-		INSERT INTO upload_progress (org_id, key, rows) VALUES ($1, $2, $3)
-		ON CONFLICT (org_id, key) DO UPDATE SET rows = excluded.rows, updated_at = now()`,
+		INSERT INTO upload_progress (org_id, key, rows, updated_at) VALUES ($1, $2, $3, now())
+		ON CONFLICT (org_id, key) DO UPDATE SET rows = excluded.rows, updated_at = excluded.updated_at`,
 		orgID, key, rows)
 	return mapError("set upload progress", err)
 }

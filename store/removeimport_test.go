@@ -72,7 +72,7 @@ func TestRemoveImport(t *testing.T) {
 		t.Fatalf("removed %+v", imp)
 	}
 	wantTotals(t, st, org.ID, "13.75")
-	wantSpendByMatchesCube(t, st, org.ID, "after removing an import")
+	wantSpendByMatchesCube(t, st, org.ID, org.Location(), "after removing an import")
 	var gpuHours decimal.Decimal
 	var services int
 	if err := st.Pool().QueryRow(ctx, `SELECT coalesce(sum(gpu_hours), 0) FROM gpu_resource_daily WHERE org_id = $1`, org.ID).Scan(&gpuHours); err != nil {

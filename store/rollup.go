@@ -160,6 +160,12 @@ func (d *spendDelta) totals(basis CostBasis) map[string]decimal.Decimal {
 // empty value) and daily_spend's key columns.
 var spendDims = [...]string{"total", "source", "provider", "service", "sub_account", "team", "model", "charge_category", "gpu_type"}
 
+// eachDim repeats each row of daily_spend d once per spendDims entry, as k
+// (dim, value).
+const eachDim = `CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
+	('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
+	('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)`
+
 // dimValue is k's value of spendDims[i].
 func (k *rollupKey) dimValue(i int) string {
 	return [...]string{"", k.source, k.provider, k.service, k.subAccount, k.team, k.model, k.category, k.gpu}[i]
@@ -385,9 +391,7 @@ func (s *Store) RebuildSpendRollups(ctx context.Context, orgID int64) error {
 		SELECT d.org_id, k.dim, d.day, k.value, d.currency, sum(d.billed), sum(d.effective), sum(d.gpu_hours),
 			sum(d.input_tokens), sum(d.output_tokens), sum(d.cached_tokens), sum(d.requests), sum(d.rows)
 		FROM daily_spend d
-		CROSS JOIN LATERAL (VALUES ('total', ''), ('source', d.source), ('provider', d.provider),
-			('service', d.service), ('sub_account', d.sub_account), ('team', d.team), ('model', d.model),
-			('charge_category', d.charge_category), ('gpu_type', d.gpu_type)) k (dim, value)
+		`+eachDim+`
 		WHERE d.org_id = $1
 		GROUP BY 1, 2, 3, 4, 5`, orgID)
 	// A key's month to date runs from its first day with charges in the

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
@@ -42,6 +42,20 @@ type Store struct {
 	// fence is the org and user s's connection is fenced to (Fenced),
 	// for Both's second connection; nil otherwise, and in a transaction.
 	fence *fence
+	// db is what the pool's connections found the database to be, shared
+	// by every Store of the pool.
+	db *database
+}
+
+// database is what a pool's connections find the database to be.
+type database struct {
+	// citus: the database has the citus extension (its tables may be
+	// distributed; docs/operations.md, "Distributing by org").
+	citus atomic.Bool
+	// fenceTx makes a fenced connection set the fence in every
+	// transaction, and run each statement outside one in a transaction of
+	// its own (fencedConn): Citus needs it (Options.FenceInTransactions).
+	fenceTx atomic.Bool
 }
 
 type fence struct{ org, user int64 }
@@ -83,6 +97,15 @@ type Options struct {
 	// dashboard view took three times as long as the next. An error is
 	// Warm's to report; the connection is used all the same.
 	Warm func(ctx context.Context, st *Store)
+	// FenceInTransactions sets the fence of a fenced connection (Fenced)
+	// again in each of its transactions, with SET LOCAL, and runs each of
+	// its statements outside a transaction in one of its own. It is on by
+	// itself when the database has the citus extension: Citus passes a
+	// transaction's SET LOCAL on to its workers, never a session's
+	// settings (docs/operations.md, "Distributing by org"). On one
+	// Postgres the session's fence is enough; this makes the same fence
+	// for tests.
+	FenceInTransactions bool
 }
 
 // OpenWith is Open with opts.
@@ -107,21 +130,35 @@ func OpenWith(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
 		return p.IdleDuration > time.Second || connHasInput(p.Conn.PgConn().Conn())
 	}
+	db := &database{}
+	db.fenceTx.Store(opts.FenceInTransactions)
 	if opts.MinConns > 0 && !strings.Contains(url, "pool_min_conns") {
 		cfg.MinConns = min(opts.MinConns, cfg.MaxConns)
 	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		RegisterTypes(c.TypeMap())
+		// With Citus, a transaction's SET LOCAL reaches the workers it
+		// uses (the fence, see fenceTxSQL); the row says the database has
+		// Citus. A pool connects only as it needs: Fenced has a connection,
+		// and so knows, before it fences it.
+		tag, err := c.Exec(ctx, `SELECT set_config('citus.propagate_set_commands', 'local', false) FROM pg_extension WHERE extname = 'citus'`)
+		if err != nil {
+			return fmt.Errorf("store: set up a new connection: %w", err)
+		}
+		if tag.RowsAffected() > 0 {
+			db.citus.Store(true)
+			db.fenceTx.Store(true)
+		}
 		if opts.Warm == nil {
 			return nil
 		}
-		return warm(ctx, c, opts.Warm)
+		return warm(ctx, c, db, opts.Warm)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect: %w", err)
 	}
-	return New(pool), nil
+	return &Store{pool: pool, q: pool, db: db}, nil
 }
 
 // RegisterTypes makes numeric columns scan into and from decimal.Decimal,
@@ -134,7 +171,7 @@ func RegisterTypes(m *pgtype.Map) {
 
 // New wraps a pool. Pools not made by Open must register types (RegisterTypes).
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, q: pool}
+	return &Store{pool: pool, q: pool, db: &database{}}
 }
 
 // Close closes the pool.
@@ -183,7 +220,7 @@ func (s *Store) acquireLive(ctx context.Context, first func(*pgxpool.Conn) error
 // otherwise. Inside a transaction it nests as a savepoint.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return pgx.BeginFunc(ctx, s.q, func(tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, q: tx})
+		return fn(&Store{pool: s.pool, q: tx, db: s.db})
 	})
 }
 
@@ -200,7 +237,7 @@ func (s *Store) Conn(ctx context.Context, fn func(st *Store) error) error {
 		return fmt.Errorf("store: acquire: %w", err)
 	}
 	defer conn.Release()
-	return fn(&Store{pool: s.pool, q: conn})
+	return fn(&Store{pool: s.pool, q: conn, db: s.db})
 }
 
 // Fenced runs fn on a connection scoped to one org by row-level security: as
@@ -220,41 +257,55 @@ func (s *Store) Fenced(ctx context.Context, orgID, userID int64, fn func(st *Sto
 		return fmt.Errorf("store: fence org: %w", err)
 	}
 	defer unfence(conn)
-	return fn(&Store{pool: s.pool, q: conn, fence: f})
+	return fn(s.fenced(conn, f))
+}
+
+// fenced is the Store of conn, fenced to f.
+func (s *Store) fenced(conn *pgxpool.Conn, f *fence) *Store {
+	st := &Store{pool: s.pool, q: conn, fence: f, db: s.db}
+	if s.db.fenceTx.Load() {
+		st.q = &fencedConn{conn: conn}
+	}
+	return st
 }
 
 // set fences a connection to f's org and user.
 func (f *fence) set(ctx context.Context) func(*pgxpool.Conn) error {
-	set := f.sql()
-	return func(c *pgxpool.Conn) error {
-		_, err := c.Exec(ctx, set)
-		return err
-	}
+	return func(c *pgxpool.Conn) error { return f.apply(ctx, c.Conn()) }
 }
 
-// sql is the statement that fences a connection to f's org and user. The
-// ids are integers, so formatting them into the statement is safe; it lets
-// the settings travel in one round trip.
-func (f *fence) sql() string {
-	user := ""
+// fenceSQL sets a connection's fence: the org ($1), the person ($2, none
+// when null) and the orgs the person belongs to (the own_orgs policy,
+// migrations/000036), read as the connecting role before the role
+// changes. A prepared statement: each connection plans it once.
+const fenceSQL = `SELECT set_config('burnrate.org_id', $1::bigint::text, false),
+	set_config('burnrate.user_id', coalesce($2::bigint::text, ''), false),
+	set_config('burnrate.user_org_ids',
+		coalesce((SELECT array_agg(org_id ORDER BY org_id) FROM memberships WHERE user_id = $2::bigint)::text, '{}'), false)`
+
+// apply fences c to f's org and user, in one round trip.
+func (f *fence) apply(ctx context.Context, c *pgx.Conn) error {
+	var user *int64
 	if f.user != 0 {
-		user = strconv.FormatInt(f.user, 10)
+		user = &f.user
 	}
-	return "SET ROLE burnrate_app; SELECT set_config('burnrate.org_id', '" + strconv.FormatInt(f.org, 10) + "', false), " +
-		"set_config('burnrate.user_id', '" + user + "', false)"
+	b := &pgx.Batch{}
+	b.Queue(fenceSQL, f.org, user)
+	b.Queue(`SET ROLE burnrate_app`)
+	return c.SendBatch(ctx, b).Close()
 }
 
-// unfenceSQL resets what fence.sql set.
-const unfenceSQL = "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id"
+// unfenceSQL resets what fence.apply set.
+const unfenceSQL = "RESET ROLE; RESET burnrate.org_id; RESET burnrate.user_id; RESET burnrate.user_org_ids"
 
 // warm runs fn on a new connection c, fenced to org 0, which no org has
 // (Options.Warm), and resets c after. A connection whose reset fails is
 // not handed out.
-func warm(ctx context.Context, c *pgx.Conn, fn func(context.Context, *Store)) error {
-	if _, err := c.Exec(ctx, (&fence{}).sql()); err != nil {
+func warm(ctx context.Context, c *pgx.Conn, db *database, fn func(context.Context, *Store)) error {
+	if err := (&fence{}).apply(ctx, c); err != nil {
 		return fmt.Errorf("store: warm a new connection: %w", err)
 	}
-	fn(ctx, &Store{q: c})
+	fn(ctx, &Store{q: c, db: db})
 	if _, err := c.Exec(ctx, unfenceSQL); err != nil {
 		return fmt.Errorf("store: warm a new connection: %w", err)
 	}
@@ -294,7 +345,7 @@ func (s *Store) Both(ctx context.Context, a, b func(st *Store) error) error {
 	case s.fence != nil:
 		if conn := s.spare(ctx); conn != nil {
 			defer unfence(conn)
-			beside = &Store{pool: s.pool, q: conn, fence: s.fence}
+			beside = s.fenced(conn, s.fence)
 		}
 	}
 	if beside == nil {
@@ -382,8 +433,9 @@ func (s *Store) Unfenced(ctx context.Context, fn func(tx pgx.Tx) error) error {
 			return err
 		}
 		// SET LOCAL lasts to the end of the whole transaction, past this
-		// savepoint: the role must be put back by hand.
-		if _, err := tx.Exec(ctx, `SELECT set_config('role', $1, true)`, role); err != nil {
+		// savepoint: the role must be put back by hand, by SET (which Citus
+		// passes on to its workers).
+		if _, err := tx.Exec(ctx, `SET LOCAL ROLE `+pgx.Identifier{role}.Sanitize()); err != nil {
 			return fmt.Errorf("store: fence again: %w", err)
 		}
 		return nil

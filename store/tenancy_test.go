@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -81,6 +82,55 @@ func TestTenantTablesLeadWithOrgID(t *testing.T) {
 	for table := range globalLookups {
 		if !tables[table] {
 			t.Errorf("globalLookups names %s, which is not a tenant table any more", table)
+		}
+	}
+}
+
+// TestEveryTableHasADistributionDecision: every table of the migrated
+// schema, River's included, has a decision in store.Distribution (where it
+// lives on Citus, and why), and every decision names a table: a migration
+// that adds a table fails here until it says where the table goes. A
+// table with an org_id is distributed by it, unless it is a global lookup
+// (kept on the coordinator) or a reference table.
+func TestEveryTableHasADistributionDecision(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	rows, err := st.Pool().Query(ctx, `
+		SELECT c.relname, EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'org_id' AND NOT a.attisdropped)
+		FROM pg_class c
+		WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]bool{}
+	for rows.Next() {
+		var table string
+		var orgID bool
+		if err := rows.Scan(&table, &orgID); err != nil {
+			t.Fatal(err)
+		}
+		tables[table] = true
+		d, ok := store.Distribution[table]
+		switch {
+		case !ok:
+			t.Errorf("table %s has no distribution decision: add it to store.Distribution (docs/operations.md, \"Distributing by org\")", table)
+		case d.Why == "":
+			t.Errorf("table %s: the decision says no why", table)
+		case orgID && d.Placement == store.Coordinator && globalLookups[table] == "":
+			t.Errorf("table %s has an org_id but stays on the coordinator, and is no global lookup", table)
+		case orgID && d.Placement == store.Distributed && globalLookups[table] != "":
+			t.Errorf("table %s is distributed, but its unique key is global (globalLookups)", table)
+		case !orgID && d.Placement == store.Distributed:
+			t.Errorf("table %s is distributed by org_id, which it does not have", table)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for table := range store.Distribution {
+		if !tables[table] {
+			t.Errorf("store.Distribution decides for %s, which is not a table of the schema", table)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // model: the providers' cost reports, which bill by line item (an OpenAI
 // costs export grouped by project alone names none). The partial index of
 // migration 000043 lists the same.
-var UnmodelledSources = []string{"openai-costs", "anthropic-cost"}
+var UnmodelledSources = []string{"openai-costs", "anthropic-cost", "anthropic-console-cost"}
 
 // UnmodelledLLMSpend is orgID's LLM spend that has no model under f, per
 // day, currency and provider (in Group): the rows of UnmodelledSources
@@ -29,7 +29,7 @@ func (s *Store) UnmodelledLLMSpend(ctx context.Context, orgID int64, f SpendFilt
 	rows, err := s.q.Query(ctx, `
 		SELECT day, currency, provider, sum(`+f.Cost.column()+`)
 		FROM daily_spend
-		WHERE `+where+` AND model = '' AND source IN ('openai-costs', 'anthropic-cost')
+		WHERE `+where+` AND model = '' AND source IN ('openai-costs', 'anthropic-cost', 'anthropic-console-cost')
 		GROUP BY 1, 2, 3
 		ORDER BY 1, 2, 3`, args...)
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 // provider while the admin waits.
 const testTimeout = 20 * time.Second
 
-var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3", connect.KindAzure: "Azure"}
+var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3",
+	connect.KindAzure: "Azure", connect.KindGCP: "GCP BigQuery"}
 
 // connectionsPage renders the Connections page with v's form state.
 func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
@@ -51,12 +52,18 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 			if cv.Settings.Account == "" {
 				detail = cv.Settings.EndpointURL + "/" + cv.Settings.Container + "/" + cv.Settings.Prefix
 			}
+		case connect.KindGCP:
+			detail = cv.Settings.Table + " since " + cv.Settings.StartDate
+		}
+		billed := ""
+		if cv.LastBytesBilled != nil {
+			billed = quantity.FormatBytes(*cv.LastBytesBilled)
 		}
 		j := health[conn.ID]
 		v.Rows = append(v.Rows, views.ConnectionRow{
 			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], KindKey: conn.Kind, Detail: detail, Hint: conn.SecretHint,
 			Paused: conn.Paused, LastRunAt: conn.LastRunAt, LastStatus: conn.LastStatus, LastError: conn.LastError,
-			LastRows: conn.LastRows, NextRunAt: conn.NextRunAt,
+			LastRows: conn.LastRows, NextRunAt: conn.NextRunAt, BytesBilled: billed,
 			Health: string(j.Health), Fix: j.Fix, Since: j.Since, Through: j.Through, Lag: j.Lag,
 			KeyErrors: v.KeyErrors[conn.ID],
 		})
@@ -112,6 +119,7 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 		EndpointURL: c.FormValue("endpoint_url"), AccessKeyID: c.FormValue("access_key_id"),
 		Account: c.FormValue("account"), Container: c.FormValue("container"),
 		AzurePrefix: c.FormValue("azure_prefix"), AzureEndpointURL: c.FormValue("azure_endpoint_url"),
+		Table: c.FormValue("table"), GCPStartDate: c.FormValue("gcp_start_date"), GCPRestateDays: c.FormValue("gcp_restate_days"),
 	}
 	in := connect.Input{
 		Name: f.Name, Kind: f.Kind, APIKey: c.FormValue("api_key"), StartDate: f.StartDate,
@@ -119,11 +127,16 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 		Bucket: f.Bucket, Prefix: f.Prefix, Region: f.Region, EndpointURL: f.EndpointURL,
 		AccessKeyID: f.AccessKeyID, SecretAccessKey: c.FormValue("secret_access_key"),
 	}
-	if f.Kind == connect.KindAzure {
+	switch f.Kind {
+	case connect.KindAzure:
 		// The Azure fieldset has a directory and an endpoint of its own.
 		in.Prefix, in.EndpointURL = f.AzurePrefix, f.AzureEndpointURL
 		in.Account, in.Container = f.Account, f.Container
 		in.AccountKey, in.SASToken = c.FormValue("account_key"), c.FormValue("sas_token")
+	case connect.KindGCP:
+		// So has the GCP one its days.
+		in.Table, in.ServiceAccountJSON = f.Table, c.FormValue("service_account_json")
+		in.StartDate, in.RestateDays = f.GCPStartDate, quantity.Text(f.GCPRestateDays)
 	}
 	conn, err := s.createConnection(c, in)
 	var ie *connect.InputError
@@ -183,7 +196,7 @@ func (s *Server) handleConnectionSync(c echo.Context) error {
 // keyInput is the credentials a Replace key form or request carries.
 func keyInput(get func(string) string) connect.Input {
 	return connect.Input{APIKey: get("api_key"), AccessKeyID: get("access_key_id"), SecretAccessKey: get("secret_access_key"),
-		AccountKey: get("account_key"), SASToken: get("sas_token")}
+		AccountKey: get("account_key"), SASToken: get("sas_token"), ServiceAccountJSON: get("service_account_json")}
 }
 
 // replaceKey replaces conn's credentials and queues a pull with them, in
@@ -333,12 +346,13 @@ func (s *Server) handleAPIConnectionKey(c echo.Context) error {
 		SecretAccessKey string `json:"secret_access_key"`
 		AccountKey      string `json:"account_key"`
 		SASToken        string `json:"sas_token"`
+		ServiceAccount  string `json:"service_account_json"`
 	}
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
 	out, err := s.replaceKey(c, conn, connect.Input{APIKey: body.APIKey, AccessKeyID: body.AccessKeyID,
-		SecretAccessKey: body.SecretAccessKey, AccountKey: body.AccountKey, SASToken: body.SASToken})
+		SecretAccessKey: body.SecretAccessKey, AccountKey: body.AccountKey, SASToken: body.SASToken, ServiceAccountJSON: body.ServiceAccount})
 	if err != nil {
 		return apiConnectionError(err)
 	}

@@ -2,8 +2,11 @@ package web_test
 
 import (
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
@@ -298,6 +301,81 @@ func TestConnectionsAzureFormAllErrors(t *testing.T) {
 	}
 	if n := d.Find(`[data-testid=field-error]`).Length(); n != 3 {
 		t.Errorf("%d field errors, want 3: %q", n, d.Find(`[data-testid=field-error]`).Text())
+	}
+}
+
+// gcpKeyJSON is a service account key as Google's console downloads it.
+func gcpKeyJSON(t *testing.T) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]string{"type": "service_account", "project_id": "acme-billing", "private_key_id": "0123456789abcdef",
+		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "client_email": "reader@acme-billing.iam.gserviceaccount.com"})
+	return string(b)
+}
+
+// An admin adds a GCP connection in the browser, with the key's JSON in a
+// text area; the table and the key are refused naming their fields; the
+// bytes BigQuery billed for the last pull show on the page and in the API.
+func TestConnectionsGCP(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	d := doc(t, c.get("/connections"))
+	if d.Find(`[data-testid=gcp-fields] textarea[name=service_account_json]`).Length() != 1 || d.Find(`option[value=gcp-bigquery]`).Length() != 1 {
+		t.Fatal("no GCP fields")
+	}
+	key := gcpKeyJSON(t)
+	rec := c.post("/connections", url.Values{"name": {"GCP"}, "kind": {"gcp-bigquery"}, "table": {"billing"}, "service_account_json": {`{"type": "user"}`}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if n := doc(t, rec).Find(`[data-testid=gcp-fields] [data-testid=field-error]`).Length(); n != 2 {
+		t.Fatalf("%d field errors in the GCP fields, want the table's and the key's: %s", n, doc(t, rec).Find("form").Text())
+	}
+	rec = c.post("/connections", url.Values{"name": {"GCP"}, "kind": {"gcp-bigquery"}, "table": {"acme-billing.billing.gcp_billing_export_v1_01A2B3_C4D5E6_F7A8B9"},
+		"service_account_json": {key}, "gcp_start_date": {"2026-10-01"}, "gcp_restate_days": {"5"}})
+	wantStatus(t, rec, http.StatusSeeOther)
+	conn, err := b.st.ConnectionByName(ctx(), org.ID, "GCP")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := connect.ViewOf(conn)
+	if v.Settings.Table != "acme-billing.billing.gcp_billing_export_v1_01A2B3_C4D5E6_F7A8B9" || v.Settings.StartDate != "2026-10-01" ||
+		v.Settings.RestateDays != 5 || v.SecretHint != "reader@acme-billing.iam.gserviceaccount.com (key 01234567…)" {
+		t.Fatalf("saved %+v", v)
+	}
+	// A pull that BigQuery billed 10 MB for.
+	_, err = b.st.RecordConnectionRun(ctx(), org.ID, conn.ID, store.ConnectionRun{At: time.Now(), Status: "ok", Rows: 140,
+		NextRunAt: time.Now().Add(time.Hour), State: json.RawMessage(`{"synced_through":"2026-11-21","bytes_billed":10485760}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := c.get("/connections")
+	if strings.Contains(page.Body.String(), "PRIVATE KEY") {
+		t.Fatal("the page shows the key")
+	}
+	if got := strings.TrimSpace(doc(t, page).Find(`[data-testid=connection-bytes-billed]`).Text()); got != "10.5 MB billed" {
+		t.Fatalf("bytes billed %q", got)
+	}
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	api := httptest.NewRecorder()
+	b.srv.ServeHTTP(api, apiRequest(http.MethodGet, "/api/v1/connections", token, ""))
+	var list struct {
+		Connections []struct {
+			Kind            string `json:"kind"`
+			LastBytesBilled *int64 `json:"last_bytes_billed"`
+		} `json:"connections"`
+	}
+	if err := json.Unmarshal(api.Body.Bytes(), &list); err != nil || len(list.Connections) != 1 || list.Connections[0].Kind != "gcp-bigquery" ||
+		list.Connections[0].LastBytesBilled == nil || *list.Connections[0].LastBytesBilled != 10<<20 || strings.Contains(api.Body.String(), "PRIVATE") {
+		t.Fatalf("API list %s", api.Body)
 	}
 }
 

@@ -163,13 +163,13 @@ func TestAPIImportRefusesRaggedRows(t *testing.T) {
 	csv.WriteString(focusHeader)
 	for i := range 20 {
 		if i+2 == 17 {
-			csv.WriteString("1,2024-01-17,Compute\n") // line 17: the currency is missing
+			csv.WriteString("1\n") // line 17: cut short before its date (a missing currency alone is read as USD)
 			continue
 		}
 		fmt.Fprintf(&csv, "1,2024-01-%02d,Compute,USD\n", i+1)
 	}
 	e := a.refused(a.post("?filename=ragged.csv", []byte(csv.String())), 17, "",
-		"ragged.csv: line 17: 3 fields, the header has 4")
+		"ragged.csv: line 17: 1 fields, the header has 4: it stops before column ChargePeriodStart, which focus needs")
 	a.failedInHistory("ragged.csv", e.Error)
 
 	long := []byte(focusHeader + "1,2024-01-01,Compute,USD\n2,2024-01-02,Compute, Inc.,USD\n")

@@ -69,7 +69,7 @@ func outcomeOf(name string, res ingest.ImportResult, err error) views.ImportOutc
 	default:
 		o.ImportID, o.Source, o.Rows, o.ReplacedRows, o.SkippedRows = res.ID, string(res.Source), res.Rows, res.ReplacedRows, res.SkippedRows
 		o.Totals, o.Duplicate, o.ImportedAt = res.Totals, res.Duplicate, res.ImportedAt
-		o.MergedRows, o.CostBasis = res.MergedRows, res.CostBasis
+		o.MergedRows, o.ShortRows, o.CostBasis = res.MergedRows, res.ShortRows, res.CostBasis
 		if res.PeriodStart != nil && res.PeriodEnd != nil {
 			o.PeriodStart, o.PeriodEnd = *res.PeriodStart, *res.PeriodEnd
 		}

@@ -364,3 +364,44 @@ func TestUnknownFormatOffersMapping(t *testing.T) {
 	wantStatus(t, oc.get(link), http.StatusNotFound)
 	wantStatus(t, c.get("/imports/mapping?import=abc"), http.StatusNotFound)
 }
+
+// TestImportShowsShortRows: rows missing only optional trailing columns are
+// counted, on the upload's result, the import's page and in the API's JSON.
+func TestImportShowsShortRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	file := []byte("BilledCost,ChargePeriodStart,ServiceName,BillingCurrency\n1,2024-01-01,Compute,USD\n2,2024-01-02,Storage\n3,2024-01-03\n")
+	body, ctype := multipartUpload(t, map[string]string{"_csrf": c.csrf}, map[string][]byte{"resaved.csv": file})
+	req := httptest.NewRequest(http.MethodPost, "/imports", body)
+	req.Header.Set("Content-Type", ctype)
+	rec := c.do(req)
+	wantStatus(t, rec, http.StatusOK)
+	if got := doc(t, rec).Find(`[data-testid=import-short]`).Text(); !strings.Contains(got, "Read 2 rows") {
+		t.Fatalf("short rows on the result = %q", got)
+	}
+	imps, err := b.st.Imports(ctx(), org.ID, 10)
+	if err != nil || len(imps) != 1 {
+		t.Fatalf("imports %v, %v", imps, err)
+	}
+	page := c.get("/imports/" + itoa(imps[0].ID))
+	wantStatus(t, page, http.StatusOK)
+	if got := doc(t, page).Find(`[data-testid=import-short]`).Text(); !strings.Contains(got, "2 stopped before") {
+		t.Fatalf("short rows on the import's page = %q", got)
+	}
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	api := httptest.NewRequest(http.MethodPost, "/api/v1/imports?filename=other.csv", bytes.NewReader(append(file, "4,2024-01-04,Network\n"...)))
+	api.Header.Set("Authorization", "Bearer "+token)
+	api.Header.Set("Content-Type", "text/csv")
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, api)
+	wantStatus(t, rec, http.StatusCreated)
+	var res struct {
+		ShortRows *int64 `json:"short_rows"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); err != nil || res.ShortRows == nil || *res.ShortRows != 3 {
+		t.Fatalf("API answer %s", rec.Body)
+	}
+}

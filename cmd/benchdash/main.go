@@ -23,17 +23,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
-	"net/url"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +40,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/cmd/internal/weblogin"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web"
 )
@@ -188,31 +185,6 @@ func load(ctx context.Context, args []string) error {
 	return err
 }
 
-// login logs a cookie-keeping client in through the log-in form.
-func login(base, email, password string) (*http.Client, error) {
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(base + "/login")
-	if err != nil {
-		return nil, err
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	m := regexp.MustCompile(`name="csrf-token" content="([^"]+)"`).FindSubmatch(body)
-	if m == nil {
-		return nil, errors.New("no CSRF token on /login")
-	}
-	res, err = c.PostForm(base+"/login", url.Values{"_csrf": {string(m[1])}, "email": {email}, "password": {password}})
-	if err != nil {
-		return nil, err
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusSeeOther {
-		return nil, fmt.Errorf("log in: status %d", res.StatusCode)
-	}
-	return c, nil
-}
-
 func percentile(ds []time.Duration, p float64) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -286,7 +258,7 @@ func hit(args []string) (err error) {
 	importsOnly := fs.Bool("imports-only", false, "time only the first views after imports")
 	settle := fs.Duration("settle", 0, "wait this long after each import before its view")
 	_ = fs.Parse(args)
-	client, err := login(*base, *email, *password)
+	client, err := weblogin.Client(*base, *email, *password)
 	if err != nil {
 		return err
 	}
@@ -448,7 +420,7 @@ func serveInProcess(ctx context.Context, tr pgx.QueryTracer, email, password str
 	st := store.New(pool)
 	app := &inProcess{pool: pool, st: st,
 		ts: httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))}
-	if app.client, err = login(app.ts.URL, email, password); err != nil {
+	if app.client, err = weblogin.Client(app.ts.URL, email, password); err != nil {
 		app.close()
 		return nil, err
 	}

@@ -64,7 +64,9 @@ type Config struct {
 	SecretKey *connect.Key
 	// OpenAIURL and AnthropicURL replace the providers' API addresses for
 	// every connection (a gateway, a test server); empty means theirs.
-	OpenAIURL, AnthropicURL string
+	// BigQueryURL and GoogleTokenURL do so for GCP connections.
+	OpenAIURL, AnthropicURL     string
+	BigQueryURL, GoogleTokenURL string
 }
 
 // StripeConfig turns billing on. Without a secret key (self-hosted), billing
@@ -154,7 +156,8 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			env.problem(fmt.Errorf("SMTP_URL: %v; want smtp://user:password@host:587 (STARTTLS when offered), smtps://user:password@host:465, or smtp://host:1025 for a local mail catcher", err))
 		}
 	}
-	for key, dst := range map[string]*string{"OPENAI_API_URL": &cfg.OpenAIURL, "ANTHROPIC_API_URL": &cfg.AnthropicURL} {
+	for key, dst := range map[string]*string{"OPENAI_API_URL": &cfg.OpenAIURL, "ANTHROPIC_API_URL": &cfg.AnthropicURL,
+		"BIGQUERY_API_URL": &cfg.BigQueryURL, "GOOGLE_TOKEN_URL": &cfg.GoogleTokenURL} {
 		v := strings.TrimRight(or(key, ""), "/")
 		if u, err := url.Parse(v); v != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			env.problem(fmt.Errorf("%s: want an absolute URL such as https://api.example.com, got %q", key, v))

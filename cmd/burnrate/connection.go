@@ -24,6 +24,8 @@ const connectionUsage = `usage:
                           [--endpoint-url URL] [--access-key-id ID --secret-access-key-file FILE|-] [--json]
   burnrate connection add --org SLUG --name NAME --kind azure-blob --account A --container C [--prefix DIR]
                           (--account-key-file FILE|- | --sas-token-file FILE|-) [--endpoint-url URL] [--json]
+  burnrate connection add --org SLUG --name NAME --kind gcp-bigquery --table PROJECT.DATASET.TABLE
+                          --service-account-file KEY.json|- [--start-date YYYY-MM-DD] [--restate-days N] [--json]
   burnrate connection key --org SLUG NAME (--api-key-file FILE|- | [--access-key-id ID] --secret-access-key-file FILE|-
                           | --account-key-file FILE|- | --sas-token-file FILE|-) [--json]
   burnrate connection list --org SLUG [--json]
@@ -85,12 +87,13 @@ type connectionAdd struct {
 	secretFile     string
 	accountKeyFile string
 	sasFile        string
+	gcpKeyFile     string
 }
 
 func (a *connectionAdd) flags(fs *flag.FlagSet) {
 	in := &a.in
 	fs.StringVar(&in.Name, "name", "", "the connection's name, shown in the import history (required)")
-	fs.StringVar(&in.Kind, "kind", "", "openai, anthropic, aws-s3 or azure-blob (required)")
+	fs.StringVar(&in.Kind, "kind", "", "openai, anthropic, aws-s3, azure-blob or gcp-bigquery (required)")
 	fs.StringVar(&a.keyFile, "api-key-file", "", "a file holding the admin API key, or - for standard input (required; never a flag's value, which other users can see)")
 	fs.StringVar(&in.StartDate, "start-date", "", "the first day to backfill, YYYY-MM-DD (default: 30 days ago)")
 	fs.Func("restate-days", "days pulled again on every run (default 3)", func(v string) error { in.RestateDays = quantity.Text(v); return nil })
@@ -105,6 +108,8 @@ func (a *connectionAdd) flags(fs *flag.FlagSet) {
 	fs.StringVar(&in.Container, "container", "", "azure-blob: the container")
 	fs.StringVar(&a.accountKeyFile, "account-key-file", "", "azure-blob: a file holding the storage account's key, or - for standard input")
 	fs.StringVar(&a.sasFile, "sas-token-file", "", "azure-blob: a file holding a SAS token or SAS URL with Read and List, or - for standard input")
+	fs.StringVar(&in.Table, "table", "", "gcp-bigquery: the billing export's table, project.dataset.gcp_billing_export_v1_…")
+	fs.StringVar(&a.gcpKeyFile, "service-account-file", "", "gcp-bigquery: the service account's key file (JSON), or - for standard input")
 }
 
 // input returns the connection to add with its secret read from its file
@@ -117,6 +122,10 @@ func (a connectionAdd) input(stdin io.Reader) (connect.Input, error) {
 	case in.Kind == connect.KindS3 && a.secretFile != "":
 		in.SecretAccessKey, err = readSecret(stdin, "secret-access-key-file", a.secretFile)
 	case in.Kind == connect.KindS3:
+	case in.Kind == connect.KindGCP && a.gcpKeyFile == "":
+		err = errors.New("connection add: --service-account-file is required (- reads the key from standard input)")
+	case in.Kind == connect.KindGCP:
+		in.ServiceAccountJSON, err = readSecret(stdin, "service-account-file", a.gcpKeyFile)
 	case in.Kind == connect.KindAzure:
 		if a.accountKeyFile != "" {
 			if in.AccountKey, err = readSecret(stdin, "account-key-file", a.accountKeyFile); err != nil {
@@ -140,7 +149,7 @@ func readSecret(stdin io.Reader, flag, name string) (string, error) {
 	var b []byte
 	var err error
 	if name == "-" {
-		b, err = io.ReadAll(io.LimitReader(stdin, 4096))
+		b, err = io.ReadAll(io.LimitReader(stdin, 16<<10)) // a service account's key is a few KB of JSON
 	} else {
 		b, err = os.ReadFile(name)
 	}
@@ -226,6 +235,9 @@ func (cc connectionCommand) list(ctx context.Context) error {
 		last := "never run"
 		if v.LastRunAt != nil {
 			last = fmt.Sprintf("last run %s: %s, %d rows", v.LastRunAt.UTC().Format(time.DateTime), v.LastStatus, v.LastRows)
+			if v.LastBytesBilled != nil {
+				last += ", " + quantity.FormatBytes(*v.LastBytesBilled) + " billed by BigQuery"
+			}
 			if v.LastError != "" {
 				last += ": " + v.LastError
 			}

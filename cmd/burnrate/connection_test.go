@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +20,19 @@ import (
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
+
+// commandOrg is a test database's URL, for the commands, and an org in it.
+func commandOrg(t *testing.T) (string, store.Org) {
+	t.Helper()
+	url := storetest.URL(t)
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	return url, org
+}
 
 func randomKey() string {
 	b := make([]byte, 32)
@@ -30,13 +46,7 @@ func randomKey() string {
 func TestConnectionCommands(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := storetest.URL(t)
-	st, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	org, _ := storetest.Org(t, st, storetest.OrgOpts{})
+	url, org := commandOrg(t)
 	openai := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer sk-admin-cli-test-key-abcd" || r.URL.Path != "/v1/organization/costs" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -104,5 +114,50 @@ func TestConnectionCommands(t *testing.T) {
 	vars["SECRET_KEY"] = "too-short"
 	if _, err := cmd("connection", "list", "--org", org.Slug); err == nil || !strings.Contains(err.Error(), "SECRET_KEY: want 32 random bytes") {
 		t.Fatalf("a malformed key: %v", err)
+	}
+}
+
+// burnrate connection add --kind gcp-bigquery reads the service account's
+// key from its file and keeps only its account in view; a sync goes
+// to GOOGLE_TOKEN_URL and BIGQUERY_API_URL, and says when Google refuses
+// the key.
+func TestConnectionCommandsGCP(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url, org := commandOrg(t)
+	google := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/token" {
+			t.Errorf("unexpected call %s", r.URL)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":"invalid_grant","error_description":"Invalid JWT Signature."}`)
+	}))
+	defer google.Close()
+	vars := map[string]string{"DATABASE_URL": url, "LOG_LEVEL": "error", "SECRET_KEY": randomKey(),
+		"GOOGLE_TOKEN_URL": google.URL + "/token", "BIGQUERY_API_URL": google.URL + "/bigquery/v2"}
+	k, _ := rsa.GenerateKey(rand.Reader, 2048)
+	der, _ := x509.MarshalPKCS8PrivateKey(k)
+	key, _ := json.Marshal(map[string]string{"type": "service_account", "project_id": "acme-billing", "private_key_id": "feedfacecafe1234",
+		"private_key": string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})), "client_email": "reader@acme-billing.iam.gserviceaccount.com"})
+	cmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := run(ctx, args, env(vars), &out, &bytes.Buffer{})
+		return out.String(), err
+	}
+	keyFile := filepath.Join(t.TempDir(), "key.json")
+	os.WriteFile(keyFile, key, 0o600)
+	out, err := cmd("connection", "add", "--org", org.Slug, "--name", "GCP", "--kind", "gcp-bigquery",
+		"--table", "acme-billing.billing.gcp_billing_export_v1_01A2B3_C4D5E6_F7A8B9", "--service-account-file", keyFile)
+	if err != nil || !strings.Contains(out, `connection "GCP" added (key reader@acme-billing.iam.gserviceaccount.com (key feedface…))`) {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	if _, err := cmd("connection", "add", "--org", org.Slug, "--name", "GCP2", "--kind", "gcp-bigquery", "--table", "a.b.c"); err == nil ||
+		!strings.Contains(err.Error(), "--service-account-file is required") {
+		t.Fatalf("add without a key: %v", err)
+	}
+	_, err = cmd("connection", "sync", "--org", org.Slug, "GCP")
+	if err == nil || !strings.Contains(err.Error(), "the service account key was refused (invalid_grant)") {
+		t.Fatalf("sync: %v", err)
 	}
 }

@@ -108,9 +108,13 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 			if res.CostBasis != "" {
 				basis = " " + res.CostBasis
 			}
-			fmt.Fprintf(stdout, "%s: %s, %d rows, %s to %s, total%s %s (replaced %d, skipped %d, merged %d; import %d)\n",
+			short := ""
+			if res.ShortRows > 0 {
+				short = fmt.Sprintf(", %d short rows read with their last (optional) columns empty", res.ShortRows)
+			}
+			fmt.Fprintf(stdout, "%s: %s, %d rows, %s to %s, total%s %s (replaced %d, skipped %d, merged %d%s; import %d)\n",
 				path, res.Source, res.Rows, deref(res.PeriodStart), deref(res.PeriodEnd), basis, strings.Join(totals, ", "),
-				res.ReplacedRows, res.SkippedRows, res.MergedRows, res.ID)
+				res.ReplacedRows, res.SkippedRows, res.MergedRows, short, res.ID)
 		}
 	}
 	if failed > 0 {

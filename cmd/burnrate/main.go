@@ -61,6 +61,8 @@ Commands:
                              ('burnrate connection' for its usage)
   secrets rotate             re-encrypt connections' credentials from
                              SECRET_KEY_OLD to SECRET_KEY
+  citus distribute           distribute the tables by org on a Citus cluster
+                             (DATABASE_URL: the coordinator's database)
   demo [--email E] [--password P]
                              create a demo org with 90 days of generated spend and budgets
 
@@ -133,6 +135,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runConnection(ctx, cfg, log, rest, os.Stdin, stdout)
 	case "secrets":
 		return runSecrets(ctx, cfg, log, rest, getenv, stdout)
+	case "citus":
+		return runCitus(ctx, cfg, log, rest, stdout)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil

@@ -57,7 +57,7 @@ func TestServeFailsInterruptedImportsAtStart(t *testing.T) {
 			}
 			started <- imp
 			<-finish
-			return c.EndImport(context.Background(), imp.ID)
+			return c.EndImport(context.Background(), org.ID, imp.ID)
 		})
 		if err != nil {
 			t.Error(err)

@@ -133,7 +133,10 @@ func (migrator) Migrate(_ context.Context, _ *sql.DB, template pgtestdb.Config) 
 // New returns a Store on a fresh, migrated database for t.
 func New(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), URL(t))
+	// STORETEST_FENCE_IN_TRANSACTIONS=1 runs every fenced connection as on
+	// Citus (store.Options.FenceInTransactions).
+	opts := store.Options{FenceInTransactions: os.Getenv("STORETEST_FENCE_IN_TRANSACTIONS") == "1"}
+	st, err := store.OpenWith(context.Background(), URL(t), opts)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}

@@ -1,0 +1,13 @@
+-- An import's claim is in its row: the process id of the database backend
+-- (the connection) that runs it, set when the row is made
+-- (store.CreateImport). The sweep of interrupted imports
+-- (store.FailInterruptedImports) fails the processing imports whose backend
+-- is gone (no backend with that id, or one started after the import was
+-- made, which reused the id), each by an update that re-checks status and
+-- claim. Until 000035 an advisory lock held by the importing connection
+-- said it was alive, and the sweep tried the lock in its WHERE clause:
+-- Citus refuses a volatile function in a statement over many shards, and an
+-- advisory lock lives on one node only (docs/operations.md, "Distributing
+-- by org"). An import made before has no claim: if it is still processing,
+-- its importer is taken for gone.
+ALTER TABLE imports ADD COLUMN claim_pid integer;

@@ -1,0 +1,1 @@
+DROP FUNCTION burnrate_distribute(regclass);
