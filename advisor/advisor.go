@@ -15,6 +15,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -352,6 +353,59 @@ func FormatSubstitutes(m map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ParseUsage reads a typed usage mix, the monthly tokens per API model:
+// "gpt-4o=1B/200M, gpt-4o-mini=2B/500M/100M" (model=input/output[/cached],
+// comma-separated; the numbers as people write them, through quantity's
+// bounds). The break-even page's Usage mix and the CLI's --usage both read
+// it here, so that one mix prices alike in both. label names the input in
+// errors ("--usage", "Usage mix").
+func ParseUsage(label, s string) ([]UsageBody, error) {
+	var us []UsageBody
+	var errs []error
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		model, toks, ok := strings.Cut(part, "=")
+		nums := strings.Split(toks, "/")
+		if !ok || strings.TrimSpace(model) == "" || len(nums) < 2 || len(nums) > 3 {
+			return nil, BadInput("%s: %q is not model=input/output[/cached]", label, part)
+		}
+		u := UsageBody{Model: strings.TrimSpace(model)}
+		for i, dst := range []*float64{&u.InputTokens, &u.OutputTokens, &u.CachedTokens} {
+			if i >= len(nums) {
+				break
+			}
+			name := label + " " + u.Model + " " + [...]string{"input", "output", "cached"}[i]
+			d, err := quantity.Tokens.ParseHuman(name, strings.TrimSpace(nums[i]))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			*dst = d.InexactFloat64()
+		}
+		us = append(us, u)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return us, nil
+}
+
+// FormatUsage writes a mix as ParseUsage reads it, counts in full.
+func FormatUsage(us []UsageBody) string {
+	n := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	parts := make([]string, 0, len(us))
+	for _, u := range us {
+		p := u.Model + "=" + n(u.InputTokens) + "/" + n(u.OutputTokens)
+		if u.CachedTokens != 0 {
+			p += "/" + n(u.CachedTokens)
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, ", ")
 }

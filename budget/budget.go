@@ -86,61 +86,143 @@ func DailyAmount(p Period, amount decimal.Decimal, day time.Time) decimal.Decima
 	return amount
 }
 
-// Pace is how much of the budget may be spent by the end of day, spending
-// evenly: a monthly budget's amount × day of month / days in month.
+// Pace is how much of the budget may be spent from the first of day's
+// month to the end of day, spending evenly: a monthly budget's amount × day
+// of month / days in month, a daily budget's amount × day of month. It is
+// the budgets' line on the dashboard's cumulative chart and on a budget's
+// burn-down (PaceLine), and what the digest's chart compares a day with.
 func Pace(p Period, amount decimal.Decimal, day time.Time) decimal.Decimal {
+	n := decimal.NewFromInt(int64(day.Day()))
 	if p == Monthly {
-		return amount.Mul(decimal.NewFromInt(int64(day.Day()))).Div(decimal.NewFromInt(int64(DaysInMonth(day))))
+		return amount.Mul(n).Div(decimal.NewFromInt(int64(DaysInMonth(day))))
 	}
-	return amount
+	return amount.Mul(n)
+}
+
+// PaceLine is Pace at the end of each day of month's month, the 1st first.
+func PaceLine(p Period, amount decimal.Decimal, month time.Time) []decimal.Decimal {
+	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
+	out := make([]decimal.Decimal, DaysInMonth(first))
+	for i := range out {
+		out[i] = Pace(p, amount, AddDays(first, i))
+	}
+	return out
+}
+
+// Basis is what a status or a forecast is computed on: which day's spend
+// counts last, from which day on the spend is not complete yet, and what is
+// known to be missing. Today and EndOf make the usual ones; package
+// freshness makes them from what the org's sources have delivered.
+type Basis struct {
+	// Day is the last day whose spend counts: today on the dashboard, the
+	// day a report is about in the digest. It picks the period.
+	Day time.Time
+	// Complete is the first day whose spend is not complete yet: the
+	// run-rate averages the ForecastWindow days before it, and days from
+	// it on count at the run-rate or at what they have spent, whichever is
+	// more. Zero means Day (today is never complete); it is at most the
+	// day after Day.
+	Complete time.Time
+	// Withheld, when set, says why the data is too old to forecast from
+	// ("No data since Sat 31 Oct"): no forecast, no "runs out on" and no
+	// "on track" are given.
+	Withheld string
+	// Late, when set, names data that is late ("AWS data is late: through
+	// Sat 31 Oct"): the forecast is given with it as a caveat, and "on
+	// track" is not claimed.
+	Late string
+}
+
+// Today is the basis of a status on today: today's spend counts, and is
+// not complete.
+func Today(day time.Time) Basis { return Basis{Day: day, Complete: day} }
+
+// EndOf is the basis of a report of day read the morning after: day's
+// spend counts and is complete, later days' do not.
+func EndOf(day time.Time) Basis { return Basis{Day: day, Complete: AddDays(day, 1)} }
+
+// complete is b's first incomplete day: Day when unset, at most the day
+// after Day.
+func (b Basis) complete() time.Time {
+	if b.Complete.IsZero() {
+		return b.Day
+	}
+	if next := AddDays(b.Day, 1); b.Complete.After(next) {
+		return next
+	}
+	return b.Complete
 }
 
 // Forecast is a period's projected spend.
 type Forecast struct {
 	First, Last time.Time       // the period's days
-	Spent       decimal.Decimal // in the period so far, today included
+	Spent       decimal.Decimal // in the period up to the basis' Day, included
 	Rate        decimal.Decimal // run-rate per day
 	RateDays    int             // complete days Rate averages
-	DaysLeft    int             // days of the period from today on, today included
+	RateTo      time.Time       // the last of them
+	DaysLeft    int             // days of the period not complete yet
 	Total       decimal.Decimal // projected spend at the end of the period
 	// Cumulative is the spend to the end of each day of the period:
-	// actual up to yesterday, projected from today.
+	// actual while complete, projected after.
 	Cumulative []decimal.Decimal
+	// Actual is how many days of Cumulative, from the first, are actual
+	// spend (complete days); the rest are projected.
+	Actual int
+	// Withheld and Late are the basis' (see Basis): with Withheld, Total
+	// and Cumulative's projection are not to be shown.
+	Withheld, Late string
 }
+
+// OK reports whether the forecast may be shown: its data is recent enough.
+func (f Forecast) OK() bool { return f.Withheld == "" }
 
 // Method says how the forecast was made, for a tooltip; the run-rate is
 // money in currency.
 func (f Forecast) Method(currency string) string {
-	if f.DaysLeft == 0 {
+	switch {
+	case f.Withheld != "":
+		return f.Withheld + ": there is no recent spend to forecast from."
+	case f.DaysLeft == 0:
 		return "The period is over: the forecast is what was spent."
 	}
-	return fmt.Sprintf("Run-rate: the mean of the last %d complete days (%s a day) × %d days left including today, "+
-		"added to the spend so far (today counts at the run-rate or at what it has already spent, whichever is more).",
-		f.RateDays, quantity.FormatMoney(f.Rate, currency), f.DaysLeft)
+	m := fmt.Sprintf("Run-rate: the mean of the %d complete days to %s (%s a day) × %d days left, "+
+		"added to the spend so far (a day not complete yet counts at the run-rate or at what it has already spent, whichever is more).",
+		f.RateDays, f.RateTo.Format("Mon 2 Jan"), quantity.FormatMoney(f.Rate, currency), f.DaysLeft)
+	if f.Late != "" {
+		m += " " + f.Late + ": the forecast lacks it."
+	}
+	return m
 }
 
-// ForecastPeriod projects p's period containing today. daily holds the
-// spend of each day (missing days spent nothing) from ForecastWindow days
-// before today, or from the period's first day if earlier, up to today.
-// Today is not complete (bills arrive late), so the run-rate averages the
-// ForecastWindow days before it; today counts at the run-rate or at what
-// it has spent so far, whichever is more. A period that is over (today
-// past its last day) forecasts what was spent.
-func ForecastPeriod(p Period, day, today time.Time, daily map[time.Time]decimal.Decimal) Forecast {
-	first, last := Bounds(p, day)
-	f := Forecast{First: first, Last: last, RateDays: ForecastWindow}
-	for d := AddDays(today, -ForecastWindow); d.Before(today); d = AddDays(d, 1) {
+// ForecastPeriod projects the period of p containing b.Day from the spend
+// of each day (missing days spent nothing): daily must hold the
+// ForecastWindow days before b's first incomplete day, or from the
+// period's first day if earlier, up to b.Day. The run-rate averages the
+// ForecastWindow complete days before the first incomplete one; complete
+// days count as spent, incomplete days up to b.Day at the run-rate or at
+// what they have spent, whichever is more, and the days after b.Day at the
+// run-rate. A period whose days are all complete forecasts what was spent.
+//
+// It is the one forecast: the dashboard's month cards, every budget's
+// status (dashboard, budgets pages, API, alerts) and the digest all call
+// it, so that one day's forecast reads the same everywhere.
+func ForecastPeriod(p Period, b Basis, daily map[time.Time]decimal.Decimal) Forecast {
+	first, last := Bounds(p, b.Day)
+	complete := b.complete()
+	f := Forecast{First: first, Last: last, RateDays: ForecastWindow, RateTo: AddDays(complete, -1), Withheld: b.Withheld, Late: b.Late}
+	for d := AddDays(complete, -ForecastWindow); d.Before(complete); d = AddDays(d, 1) {
 		f.Rate = f.Rate.Add(daily[d])
 	}
 	f.Rate = f.Rate.Div(decimal.NewFromInt(ForecastWindow))
-	cum := decimal.Zero
+	cum, spent := decimal.Zero, decimal.Zero
 	for d := first; !d.After(last); d = AddDays(d, 1) {
 		switch {
-		case d.Before(today):
+		case d.Before(complete):
 			cum = cum.Add(daily[d])
-			f.Spent = cum
-		case d.Equal(today):
-			f.Spent = cum.Add(daily[d])
+			spent = spent.Add(daily[d])
+			f.Actual++
+		case !d.After(b.Day):
+			spent = spent.Add(daily[d])
 			cum = cum.Add(decimal.Max(daily[d], f.Rate))
 			f.DaysLeft++
 		default:
@@ -149,7 +231,7 @@ func ForecastPeriod(p Period, day, today time.Time, daily map[time.Time]decimal.
 		}
 		f.Cumulative = append(f.Cumulative, cum)
 	}
-	f.Total = cum
+	f.Spent, f.Total = spent, cum
 	if f.DaysLeft == 0 {
 		f.Rate = decimal.Zero
 	}
@@ -157,10 +239,14 @@ func ForecastPeriod(p Period, day, today time.Time, daily map[time.Time]decimal.
 }
 
 // RunsOut is the day the forecast first reaches amount within the period,
-// and whether it does. A budget already spent ran out on a past day.
+// and whether it does. A budget already spent ran out on a past day; a
+// withheld forecast runs out on no day to come.
 func (f Forecast) RunsOut(amount decimal.Decimal) (time.Time, bool) {
 	for i, c := range f.Cumulative {
 		if c.GreaterThanOrEqual(amount) {
+			if i >= f.Actual && !f.OK() && !f.Spent.GreaterThanOrEqual(amount) {
+				return time.Time{}, false
+			}
 			return AddDays(f.First, i), true
 		}
 	}
@@ -191,11 +277,12 @@ func Crossed(thresholds []int, spent, amount decimal.Decimal) []int {
 // Standing is how a budget stands, for its colour.
 type Standing string
 
-// The standings, from best to worst.
+// The standings, from worst to best.
 const (
-	StatusOK   Standing = "ok"   // on track
-	StatusWarn Standing = "warn" // forecast over the amount
-	StatusOver Standing = "over" // spent more than the amount
+	StatusOver  Standing = "over"  // spent more than the amount
+	StatusWarn  Standing = "warn"  // forecast over the amount
+	StatusStale Standing = "stale" // not over, but the data is too old or late to say it is on track
+	StatusOK    Standing = "ok"    // on track
 )
 
 // StatusOf is over when spent exceeds amount, warn when the forecast
@@ -206,6 +293,24 @@ func StatusOf(spent, forecast, amount decimal.Decimal) Standing {
 		return StatusOver
 	case forecast.GreaterThan(amount):
 		return StatusWarn
+	}
+	return StatusOK
+}
+
+// Standing is how a budget of amount stands on f: over when its spend is,
+// stale when f is withheld, warn when f's total is over, and stale rather
+// than ok when some of its data is late (on track is not claimed on data
+// that is missing).
+func (f Forecast) Standing(amount decimal.Decimal) Standing {
+	switch {
+	case f.Spent.GreaterThan(amount):
+		return StatusOver
+	case !f.OK():
+		return StatusStale
+	case f.Total.GreaterThan(amount):
+		return StatusWarn
+	case f.Late != "":
+		return StatusStale
 	}
 	return StatusOK
 }

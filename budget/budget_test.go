@@ -103,7 +103,7 @@ func TestProRating(t *testing.T) {
 		{"MonthlyThirtyOneDaysLastDay", Monthly, "3100", "2026-01-31", "100", "3100"},
 		{"MonthlyFebruary", Monthly, "2800", "2026-02-01", "100", "100"},
 		{"MonthlyLeapFebruary", Monthly, "2900", "2028-02-15", "100", "1500"},
-		{"DailyIsItself", Daily, "250", "2026-04-10", "250", "250"},
+		{"DailyAddsUpFromTheFirst", Daily, "250", "2026-04-10", "250", "2500"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,7 +197,7 @@ func TestForecastAndRunsOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			today := d(tt.today)
-			f := ForecastPeriod(tt.period, today, today, tt.daily)
+			f := ForecastPeriod(tt.period, Today(today), tt.daily)
 			if !f.Spent.Equal(dec(tt.spent)) {
 				t.Errorf("Spent = %s, want %s", f.Spent, tt.spent)
 			}
@@ -232,7 +232,7 @@ func TestPastPeriodForecastIsSpend(t *testing.T) {
 	t.Parallel()
 	today := d("2026-05-03")
 	daily := map[time.Time]decimal.Decimal{d("2026-04-01"): dec("10"), d("2026-04-30"): dec("5"), d("2026-05-01"): dec("99")}
-	f := ForecastPeriod(Monthly, d("2026-04-15"), today, daily)
+	f := ForecastPeriod(Monthly, Basis{Day: d("2026-04-30"), Complete: today}, daily)
 	if !f.Spent.Equal(dec("15")) || !f.Total.Equal(dec("15")) || f.DaysLeft != 0 || !f.Rate.IsZero() {
 		t.Fatalf("April seen in May: spent %s total %s days left %d rate %s, want 15/15/0/0", f.Spent, f.Total, f.DaysLeft, f.Rate)
 	}

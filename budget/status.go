@@ -2,7 +2,6 @@ package budget
 
 import (
 	"cmp"
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -29,13 +28,50 @@ type Status struct {
 	DaysLeft    int       // of the period, today included
 	RunsOut     time.Time // the day the forecast reaches Amount, when RunsOutOK
 	RunsOutOK   bool
+	// ForecastOK is false when the forecast is withheld (Withheld says
+	// why): Forecast, RunsOut and "on track" are then not to be shown.
+	ForecastOK bool
+	Withheld   string
+	// Late names data that is late: the forecast lacks it, and the
+	// budget is not said to be on track.
+	Late        string
 	Crossed     []int // thresholds Spent has reached, ascending
 	FromCharges bool  // tag scope: summed from charges, not daily_spend
 	History     []PeriodSpend
 	// Cumulative is the spend to the end of each day of the current
-	// period, First to Last: actual before Today, forecast from Today on
-	// (the burn-down chart's line).
+	// period, First to Last: actual for its first Actual days (the
+	// complete ones), forecast after (the burn-down chart's line).
 	Cumulative []decimal.Decimal
+	Actual     int
+}
+
+// BurnDay is one day of a budget's burn-down: what may be spent by its end
+// at an even pace, and the spend to its end, actual or forecast.
+type BurnDay struct {
+	Day        time.Time
+	Pace       decimal.Decimal
+	Cumulative decimal.Decimal
+	Actual     bool // Cumulative is actual spend; otherwise forecast
+}
+
+// BurnDown is s's current period day by day, for the burn-down chart: the
+// even pace, the spend added up while the days are complete, then the
+// forecast (none when withheld).
+func (s Status) BurnDown() []BurnDay {
+	p := Period(s.Budget.Period)
+	out := make([]BurnDay, 0, len(s.Cumulative))
+	for i, c := range s.Cumulative {
+		d := AddDays(s.First, i)
+		bd := BurnDay{Day: d, Pace: Pace(p, s.Budget.Amount, d), Cumulative: c, Actual: i < s.Actual}
+		if p == Daily {
+			bd.Pace = s.Budget.Amount
+		}
+		if !bd.Actual && !s.ForecastOK {
+			break
+		}
+		out = append(out, bd)
+	}
+	return out
 }
 
 // PeriodSpend is a past period of a budget.
@@ -62,12 +98,13 @@ func historyStarts(b store.Budget, today time.Time, history int) []time.Time {
 	return starts
 }
 
-// SpendFrom is the first day whose spend StatusFor needs for b on today
+// SpendFrom is the first day whose spend StatusFor needs for b on basis at
 // with history past periods: the current period's, the run-rate window's,
 // or the oldest history period's.
-func SpendFrom(b store.Budget, today time.Time, history int) time.Time {
+func SpendFrom(b store.Budget, at Basis, history int) time.Time {
+	today := at.Day
 	from, _ := Bounds(Period(b.Period), today)
-	if w := AddDays(today, -ForecastWindow); w.Before(from) {
+	if w := AddDays(at.complete(), -ForecastWindow); w.Before(from) {
 		from = w
 	}
 	if hs := historyStarts(b, today, history); len(hs) > 0 && hs[0].Before(from) {
@@ -76,17 +113,20 @@ func SpendFrom(b store.Budget, today time.Time, history int) time.Time {
 	return from
 }
 
-// StatusFor computes b's status on today, with history past periods, from
-// its spend per day (from SpendFrom to today; missing days spent nothing).
-func StatusFor(b store.Budget, today time.Time, history int, daily map[time.Time]decimal.Decimal) Status {
+// StatusFor computes b's status on basis at (its Day: today, or the day a
+// report is of), with history past periods, from its spend per day (from
+// SpendFrom to at.Day; missing days spent nothing). The forecast is
+// ForecastPeriod's, as every face shows it.
+func StatusFor(b store.Budget, at Basis, history int, daily map[time.Time]decimal.Decimal) Status {
 	p := Period(b.Period)
+	today := at.Day
 	first, last := Bounds(p, today)
-	fc := ForecastPeriod(p, today, today, daily)
+	fc := ForecastPeriod(p, at, daily)
 	s := Status{
 		Budget: b, First: first, Last: last, Spent: fc.Spent, Forecast: fc.Total, Method: fc.Method(b.Currency),
 		Remaining: b.Amount.Sub(fc.Spent), Percent: Percent(fc.Spent, b.Amount),
-		Standing: StatusOf(fc.Spent, fc.Total, b.Amount), DaysLeft: fc.DaysLeft,
-		FromCharges: len(b.Scope.Tags) > 0, Today: today, Cumulative: fc.Cumulative,
+		Standing: fc.Standing(b.Amount), DaysLeft: fc.DaysLeft, ForecastOK: fc.OK(), Withheld: fc.Withheld, Late: fc.Late,
+		FromCharges: len(b.Scope.Tags) > 0, Today: today, Cumulative: fc.Cumulative, Actual: fc.Actual,
 	}
 	s.RunsOut, s.RunsOutOK = fc.RunsOut(b.Amount)
 	s.Crossed = Crossed(b.Thresholds, fc.Spent, b.Amount)
@@ -104,51 +144,12 @@ func StatusFor(b store.Budget, today time.Time, history int, daily map[time.Time
 	return s
 }
 
-// Load reads b's spend and computes its status on today (a day in org's
-// time zone), with history past periods. A budget scoped by tags is summed
-// from charges, the others from daily_spend.
-func Load(ctx context.Context, st *store.Store, org store.Org, b store.Budget, today time.Time, history int) (Status, error) {
-	daily, err := st.BudgetSpendByDay(ctx, org.ID, b, SpendFrom(b, today, history), today, org.Location())
-	if err != nil {
-		return Status{}, err
-	}
-	return StatusFor(b, today, history, daily), nil
-}
-
-// Statuses computes the status on today of each of budgets not scoped by
-// tags, in order, summing all of them in one pass over daily_spend.
-// Budgets scoped by tags are left out: they need charges (Load).
-func Statuses(ctx context.Context, st *store.Store, orgID int64, budgets []store.Budget, today time.Time) ([]Status, error) {
-	var untagged []store.Budget
-	from := today
-	for _, b := range budgets {
-		if len(b.Scope.Tags) > 0 {
-			continue
-		}
-		untagged = append(untagged, b)
-		if f := SpendFrom(b, today, 0); f.Before(from) {
-			from = f
-		}
-	}
-	if len(untagged) == 0 {
-		return nil, nil
-	}
-	spend, err := st.BudgetsSpendByDay(ctx, orgID, untagged, from, today)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Status, 0, len(untagged))
-	for _, b := range untagged {
-		out = append(out, StatusFor(b, today, 0, spend[b.ID]))
-	}
-	return out, nil
-}
-
 // Rank orders statuses worst first, for every list that shows several:
-// over budget, then forecast over, then on track; within each, the larger
+// over budget, then forecast over, then not known to be on track (stale
+// data), then on track; within each, the larger
 // share of the amount spent first, then by name.
 func Rank(ss []Status) {
-	rank := map[Standing]int{StatusOver: 0, StatusWarn: 1, StatusOK: 2}
+	rank := map[Standing]int{StatusOver: 0, StatusWarn: 1, StatusStale: 2, StatusOK: 3}
 	slices.SortStableFunc(ss, func(a, b Status) int {
 		if c := cmp.Compare(rank[a.Standing], rank[b.Standing]); c != 0 {
 			return c

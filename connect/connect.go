@@ -29,8 +29,10 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/connect/egress"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/label"
+	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -60,8 +62,10 @@ const (
 // again: the providers restate recent days' costs for a while.
 const DefaultRestateDays = 3
 
-// DefaultInterval is how long after a sync the next one is due.
-const DefaultInterval = 6 * time.Hour
+// DefaultInterval is how long after a sync the next one is due: the sync
+// interval package freshness allows a connection's data on top of its
+// source's lag.
+const DefaultInterval = freshness.SyncEvery
 
 // Settings are a connection's choices that are not secret.
 type Settings struct {
@@ -361,6 +365,9 @@ type Service struct {
 	Log                  *slog.Logger
 	// Now is the clock (time.Now when nil), for tests.
 	Now func() time.Time
+	// Notifier tells the org's admins when a connection starts failing or
+	// stalls, and when it recovers (nil: nobody is told).
+	Notifier *notify.Notifier
 }
 
 func (s *Service) now() time.Time {
@@ -519,6 +526,11 @@ type View struct {
 	LastStatus string     `json:"last_status"` // "", ok, failed
 	LastError  string     `json:"last_error"`
 	LastRows   int64      `json:"last_rows"`
+	// LastFix is what a person should do about LastError; FailingSince
+	// and Failures describe the current streak of failed runs.
+	LastFix      string     `json:"last_fix,omitempty"`
+	FailingSince *time.Time `json:"failing_since,omitempty"`
+	Failures     int        `json:"failures"`
 	// LastBytesBilled is what BigQuery billed for the last pull (GCP);
 	// absent for other kinds and before the first pull.
 	LastBytesBilled *int64 `json:"last_bytes_billed,omitempty"`
@@ -527,7 +539,8 @@ type View struct {
 // ViewOf returns c's view.
 func ViewOf(c store.Connection) View {
 	v := View{ID: c.ID, Name: c.Name, Kind: c.Kind, SecretHint: c.SecretHint, Paused: c.Paused, CreatedAt: c.CreatedAt,
-		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows}
+		LastRunAt: c.LastRunAt, LastStatus: c.LastStatus, LastError: c.LastError, LastRows: c.LastRows,
+		LastFix: c.LastFix, FailingSince: c.FailingSince, Failures: c.Failures}
 	_ = json.Unmarshal(c.Settings, &v.Settings)
 	var st State
 	if json.Unmarshal(c.State, &st) == nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/connect/egress"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
@@ -99,4 +100,15 @@ func (b *bundle) billed(t testing.TB) decimal.Decimal {
 		t.Fatalf("charges sum to %s, daily_spend to %s", charges, daily)
 	}
 	return charges
+}
+
+// TestEveryKindHasALag: freshness knows how late each kind of connection's
+// data may normally be.
+func TestEveryKindHasALag(t *testing.T) {
+	t.Parallel()
+	for _, k := range connect.Kinds() {
+		if !freshness.KnowsConnection(k) {
+			t.Errorf("freshness has no usual format for connections of kind %q", k)
+		}
+	}
 }

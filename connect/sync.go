@@ -127,7 +127,7 @@ func (s *Service) Sync(ctx context.Context, orgID, id int64) (Result, error) {
 	runErr = shown(runErr)
 	run := store.ConnectionRun{At: s.now(), Status: "ok", Rows: res.Rows, NextRunAt: s.now().Add(s.interval())}
 	if runErr != nil {
-		run.Status, run.Error = "failed", runErr.Error()
+		run.Status, run.Error, run.Fix = "failed", runErr.Error(), Fix(runErr)
 		res.Error = runErr.Error()
 		if Transient(runErr) {
 			// Soon, not at the next interval: the job retries with
@@ -143,9 +143,16 @@ func (s *Service) Sync(ctx context.Context, orgID, id int64) (Result, error) {
 		}
 		run.State = b
 	}
-	err = s.Store.Fenced(context.WithoutCancel(ctx), orgID, 0, func(st *store.Store) error {
-		return st.RecordConnectionRun(context.WithoutCancel(ctx), orgID, id, run)
+	ctx = context.WithoutCancel(ctx)
+	err = s.Store.Fenced(ctx, orgID, 0, func(st *store.Store) error {
+		_, err := st.RecordConnectionRun(ctx, orgID, id, run)
+		return err
 	})
+	if err == nil {
+		// A failure streak, or data that stopped advancing, is told to the
+		// org's admins once; a recovery too.
+		err = s.notice(ctx, org, id)
+	}
 	return res, errors.Join(runErr, err)
 }
 
@@ -240,7 +247,7 @@ func (s *Service) importFile(ctx context.Context, org store.Org, conn store.Conn
 			return err
 		}
 		res, err = s.Importer.With(st).Import(ctx, ingest.ImportRequest{
-			Org: org, FileName: f.Name, Source: f.Source, Via: "connection " + conn.Name,
+			Org: org, FileName: f.Name, Source: f.Source, Via: "connection " + conn.Name, ConnectionID: conn.ID,
 			Pricer: ingest.PriceTable(prices.LLM),
 		}, rc)
 		return err

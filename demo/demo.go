@@ -19,6 +19,7 @@ import (
 
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -110,7 +111,7 @@ var sizes = map[string]func(ctx context.Context, st *store.Store, org store.Org,
 	supportBotDaily: func(ctx context.Context, st *store.Store, org store.Org, in store.BudgetInput, today time.Time) (decimal.Decimal, error) {
 		low := decimal.Zero
 		for i, day := range []time.Time{today, budget.AddDays(today, -1)} {
-			s, err := budget.Load(ctx, st, org, draft(in), day, 0)
+			s, err := spend.BudgetStatus(ctx, st, org, draft(in), budget.Today(day), 0)
 			if err != nil {
 				return decimal.Zero, err
 			}
@@ -124,7 +125,7 @@ var sizes = map[string]func(ctx context.Context, st *store.Store, org store.Org,
 	// and the month's forecast (over on the month's last day, when the two
 	// meet).
 	supportBotMonthly: func(ctx context.Context, st *store.Store, org store.Org, in store.BudgetInput, today time.Time) (decimal.Decimal, error) {
-		s, err := budget.Load(ctx, st, org, draft(in), today, 0)
+		s, err := spend.BudgetStatus(ctx, st, org, draft(in), budget.Today(today), 0)
 		if err != nil {
 			return decimal.Zero, err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
@@ -48,6 +49,39 @@ type Digest struct {
 	// in each currency (package savings, at its default what-if).
 	Savings []Amount `json:"savings_month"`
 	Chart   Chart    `json:"chart"`
+	// Data says how complete Day's spend is, and lists every source that
+	// is late and every connection that fails or has stalled.
+	Data Data `json:"data"`
+}
+
+// Data is how complete a digest's numbers are (package freshness).
+type Data struct {
+	// NoData is set when no source has delivered any of the day yet:
+	// its spend is unknown, not zero.
+	NoData bool `json:"no_data"`
+	// Missing are the sources that have not delivered all of the day
+	// (every source with NoData).
+	Missing []freshness.View `json:"missing"`
+	// Late are the sources whose newest data is older than their kind
+	// normally is.
+	Late []freshness.View `json:"late"`
+	// Connections are the connections that fail or whose data stopped
+	// advancing.
+	Connections []ConnectionState `json:"connections"`
+}
+
+// Complete reports whether every source that delivers regularly has
+// delivered all of the day.
+func (d Data) Complete() bool { return !d.NoData && len(d.Missing) == 0 }
+
+// ConnectionState is a connection that fails or stalled.
+type ConnectionState struct {
+	Name   string     `json:"name"`
+	Kind   string     `json:"kind"`
+	Health string     `json:"health"` // failing, stalled
+	Error  string     `json:"error,omitempty"`
+	Fix    string     `json:"fix,omitempty"`
+	Since  *time.Time `json:"since,omitempty"`
 }
 
 // Date is Day as YYYY-MM-DD.
@@ -98,7 +132,11 @@ type Currency struct {
 	Requests     int64           `json:"requests"`
 	Models       []Model         `json:"models"`
 	MonthToDate  decimal.Decimal `json:"month_to_date"`
-	Forecast     decimal.Decimal `json:"forecast"` // the month's, at the run-rate
+	// Forecast is the month's at the end of the day, the same number as
+	// an all-spend monthly budget's (null when the data is too old to
+	// forecast from: ForecastNote says so).
+	Forecast     *decimal.Decimal `json:"forecast"`
+	ForecastNote string           `json:"forecast_note,omitempty"`
 }
 
 // Amount is a named amount: a provider's spend, or a currency's.
@@ -155,7 +193,9 @@ type Budget struct {
 	Amount   decimal.Decimal `json:"amount"`
 	Spent    decimal.Decimal `json:"spent"`
 	Percent  int             `json:"percent"`
-	Forecast decimal.Decimal `json:"forecast"`
+	// Forecast is the period's, at the end of the day (null when the data
+	// is too old to forecast from: DataNote says so).
+	Forecast *decimal.Decimal `json:"forecast"`
 	// RunsOut is the day the forecast reaches Amount within the period
 	// (monthly budgets), "" when it does not.
 	RunsOut string `json:"runs_out_on,omitempty"`
@@ -164,6 +204,10 @@ type Budget struct {
 	// yet whose forecast for the month is.
 	Over         bool `json:"over"`
 	ForecastOver bool `json:"forecast_over"`
+	// Stale: not over, but resting on data too old or late to say it is on
+	// track; DataNote says which.
+	Stale    bool   `json:"stale"`
+	DataNote string `json:"data_note,omitempty"`
 }
 
 // Chart is the chart's data: one currency's daily spend over the ChartDays
@@ -186,27 +230,34 @@ func Yesterday(now time.Time, loc *time.Location) time.Time {
 
 // Build computes org's digest for day (a civil date in the org's time zone,
 // as midnight UTC), as it reads at now: the digest of now's yesterday calls
-// its day "yesterday". The hint needs the org's prices and LLM usage; see
-// cheaperOption.
+// its day "yesterday". Its month forecast and its budgets' are those of the
+// end of day, resting on what the sources have delivered (package
+// freshness), the same forecast everywhere. The hint needs the org's
+// prices and LLM usage; see cheaperOption.
 func Build(ctx context.Context, st *store.Store, org store.Org, day, now time.Time) (Digest, error) {
 	day = time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC)
 	d := Digest{OrgID: org.ID, OrgSlug: org.Slug, OrgName: org.Name, Day: day,
 		Yesterday: day.Equal(Yesterday(now, org.Location()))}
+	rep, err := freshness.Load(ctx, st, org, now)
+	if err != nil {
+		return d, fmt.Errorf("digest: %w", err)
+	}
+	d.Data = dataOf(rep, day)
 	// The day's report, and the budgets, the hint and the savings, which
 	// do not depend on it, are read beside each other (store.Both: on a
 	// second connection when one is free), then the chart from both.
 	var (
-		rep spend.DayReport
-		all []store.Budget
+		report spend.DayReport
+		all    []store.Budget
 	)
-	err := st.Both(ctx, func(st *store.Store) (err error) {
-		rep, err = spend.Day(ctx, st, org.ID, day, store.DimProvider)
+	err = st.Both(ctx, func(st *store.Store) (err error) {
+		report, err = spend.Day(ctx, st, org.ID, day, store.DimProvider, rep.EndOf(freshness.Scope{}, day))
 		return err
 	}, func(st *store.Store) (err error) {
 		if all, err = st.Budgets(ctx, org.ID); err != nil {
 			return err
 		}
-		if d.Budgets, err = budgets(ctx, st, org, all, day); err != nil {
+		if d.Budgets, err = budgets(ctx, st, org, all, spend.EndOf(rep, day)); err != nil {
 			return err
 		}
 		if d.Hint, err = cheaperOption(ctx, st, org, day, now); err != nil {
@@ -218,7 +269,7 @@ func Build(ctx context.Context, st *store.Store, org store.Org, day, now time.Ti
 	if err != nil {
 		return d, fmt.Errorf("digest: %w", err)
 	}
-	for _, c := range rep.Currencies {
+	for _, c := range report.Currencies {
 		d.Currencies = append(d.Currencies, currencyOf(c))
 	}
 	// As the dashboard lists them: the org's currency first.
@@ -252,17 +303,23 @@ func currencyOf(c spend.DayCurrency) Currency {
 	out := Currency{
 		Currency: c.Currency, Spent: c.Spent, DayBefore: c.DayBefore, Change: c.Change(), ChangePercent: c.Percent(),
 		GPUHours: c.GPUHours, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, Requests: c.Requests,
-		MonthToDate: c.Month.MonthToDate, Forecast: c.Month.Forecast,
+		MonthToDate: c.Month.MonthToDate, ForecastNote: c.Month.Late,
 		Providers: []Amount{}, Movers: []Mover{}, Drivers: []Driver{}, GPUs: []GPU{}, Models: []Model{},
+	}
+	if c.Month.ForecastOK {
+		f := c.Month.Forecast
+		out.Forecast = &f
+	} else {
+		out.ForecastNote = c.Month.Method
 	}
 	if out.ChangePercent != "new" && c.Change().IsPositive() {
 		out.ChangePercent = "+" + out.ChangePercent
 	}
 	for _, g := range c.Groups {
-		out.Providers = append(out.Providers, Amount{Name: spend.GroupName(g.Group), Amount: g.Amount})
+		out.Providers = append(out.Providers, Amount{Name: spend.GroupLabel(store.DimProvider, g.Group), Amount: g.Amount})
 	}
 	for _, m := range c.Movers {
-		out.Movers = append(out.Movers, Mover{Name: spend.GroupName(m.Group), Before: m.Before, After: m.After,
+		out.Movers = append(out.Movers, Mover{Name: spend.GroupLabel(store.DimProvider, m.Group), Before: m.Before, After: m.After,
 			Change: m.Change(), Percent: m.Percent()})
 	}
 	if c.Anomaly != nil {
@@ -282,34 +339,50 @@ func currencyOf(c spend.DayCurrency) Currency {
 	return out
 }
 
-// budgets is every budget of org on day: those scoped by tags are read
-// from charges one by one (budget.Load), the others in one pass.
-func budgets(ctx context.Context, st *store.Store, org store.Org, all []store.Budget, day time.Time) ([]Budget, error) {
-	statuses, err := budget.Statuses(ctx, st, org.ID, all, day)
+// budgets is every budget of org at the end of its day (spend.BudgetStatuses
+// on basis).
+func budgets(ctx context.Context, st *store.Store, org store.Org, all []store.Budget, basis func(store.Budget) budget.Basis) ([]Budget, error) {
+	statuses, err := spend.BudgetStatuses(ctx, st, org, all, basis)
 	if err != nil {
 		return nil, err
 	}
-	byID := map[int64]budget.Status{}
-	for _, s := range statuses {
-		byID[s.Budget.ID] = s
-	}
 	out := []Budget{}
-	for _, b := range all {
-		s, ok := byID[b.ID]
-		if !ok {
-			if s, err = budget.Load(ctx, st, org, b, day, 0); err != nil {
-				return nil, err
-			}
-		}
+	for _, s := range statuses {
 		out = append(out, budgetOf(s))
 	}
 	return out, nil
 }
 
+// dataOf is how complete day's numbers are in rep.
+func dataOf(rep freshness.Report, day time.Time) Data {
+	note := rep.Day(freshness.Scope{}, day)
+	d := Data{NoData: note.NoData, Missing: []freshness.View{}, Late: []freshness.View{}, Connections: []ConnectionState{}}
+	for _, s := range note.Missing {
+		d.Missing = append(d.Missing, rep.View(s))
+	}
+	for _, s := range rep.Late(freshness.Scope{}) {
+		d.Late = append(d.Late, rep.View(s))
+	}
+	for _, c := range rep.Problems() {
+		cs := ConnectionState{Name: c.Name, Kind: c.Kind, Health: string(c.Health), Error: c.Error, Fix: c.Fix}
+		if !c.Since.IsZero() {
+			since := c.Since
+			cs.Since = &since
+		}
+		d.Connections = append(d.Connections, cs)
+	}
+	return d
+}
+
 func budgetOf(s budget.Status) Budget {
 	b := s.Budget
 	out := Budget{ID: b.ID, Name: b.Name, Period: b.Period, Currency: b.Currency, Amount: b.Amount, Spent: s.Spent,
-		Percent: s.Percent, Forecast: s.Forecast, Crossed: s.Crossed, Over: s.Standing == budget.StatusOver}
+		Percent: s.Percent, Crossed: s.Crossed, Over: s.Standing == budget.StatusOver, Stale: s.Standing == budget.StatusStale,
+		DataNote: s.Withheld + s.Late}
+	if s.ForecastOK {
+		f := s.Forecast
+		out.Forecast = &f
+	}
 	if out.Crossed == nil {
 		out.Crossed = []int{}
 	}

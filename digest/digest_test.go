@@ -122,7 +122,7 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := spend.Day(ctx, f.st, f.org.ID, f.day, store.DimProvider)
+	rep, err := spend.Day(ctx, f.st, f.org.ID, f.day, store.DimProvider, budget.EndOf(f.day))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 	for i, c := range d.Currencies {
 		r := rep.Currencies[i]
 		if c.Currency != r.Currency || !c.Spent.Equal(r.Spent) || !c.DayBefore.Equal(r.DayBefore) ||
-			!c.MonthToDate.Equal(r.Month.MonthToDate) || !c.Forecast.Equal(r.Month.Forecast) || !c.GPUHours.Equal(r.GPUHours) ||
+			!c.MonthToDate.Equal(r.Month.MonthToDate) || c.Forecast == nil || !c.Forecast.Equal(r.Month.Forecast) || !c.GPUHours.Equal(r.GPUHours) ||
 			len(c.Providers) != len(r.Groups) || len(c.Movers) != len(r.Movers) || len(c.Drivers) != len(r.Drivers) {
 			t.Errorf("digest %+v\nspend.Day %+v", c, r)
 		}
@@ -143,7 +143,8 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 			c.Spent, c.DayBefore, c.MonthToDate, c.Providers, hostile)
 	}
 
-	statuses, err := budget.Statuses(ctx, f.st, f.org.ID, []store.Budget{f.daily, f.month}, f.day)
+	statuses, err := spend.BudgetStatuses(ctx, f.st, f.org, []store.Budget{f.daily, f.month},
+		func(store.Budget) budget.Basis { return budget.EndOf(f.day) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,10 +153,15 @@ func TestBuildAgreesWithSpendAndBudgets(t *testing.T) {
 	}
 	for i, s := range statuses {
 		b := d.Budgets[i]
-		if b.ID != s.Budget.ID || !b.Spent.Equal(s.Spent) || !b.Forecast.Equal(s.Forecast) || b.Percent != s.Percent ||
+		if b.ID != s.Budget.ID || !b.Spent.Equal(s.Spent) || b.Forecast == nil || !b.Forecast.Equal(s.Forecast) || b.Percent != s.Percent ||
 			!slices.Equal(b.Crossed, s.Crossed) {
 			t.Errorf("budget %+v, status %+v", b, s)
 		}
+	}
+	// One forecast: the month's in the digest is the all-spend monthly
+	// budget's, to the digit (they were two numbers once).
+	if m := d.Budgets[1]; !m.Forecast.Equal(*d.Currencies[0].Forecast) {
+		t.Errorf("the month's forecast is %s, the whole-month budget's %s", d.Currencies[0].Forecast, m.Forecast)
 	}
 	if !d.Budgets[0].Over || d.Budgets[1].Over || d.Budgets[1].ForecastOver || !d.Over() {
 		t.Errorf("budgets %+v: want the daily one over, the monthly one on track, the digest over", d.Budgets)
@@ -287,9 +293,9 @@ func TestRenderSaysWhenABudgetRanOut(t *testing.T) {
 	amount := decimal.NewFromInt(1000)
 	d.Budgets = []digest.Budget{
 		{Name: "Spent", Period: "monthly", Currency: "USD", Amount: amount, Spent: decimal.NewFromInt(1200), Percent: 120,
-			Forecast: decimal.NewFromInt(2500), RunsOut: "2026-03-07", Over: true},
+			Forecast: ptr(decimal.NewFromInt(2500)), RunsOut: "2026-03-07", Over: true},
 		{Name: "On its way", Period: "monthly", Currency: "USD", Amount: amount, Spent: decimal.NewFromInt(600), Percent: 60,
-			Forecast: decimal.NewFromInt(1500), RunsOut: "2026-03-20", ForecastOver: true},
+			Forecast: ptr(decimal.NewFromInt(1500)), RunsOut: "2026-03-20", ForecastOver: true},
 	}
 	nt, err := digest.Render(d, "https://burnrate.example.com", "https://burnrate.example.com/u")
 	if err != nil {
@@ -379,17 +385,17 @@ func TestSend(t *testing.T) {
 	var box outbox
 	n := notify.New(f.st, &box, notify.Config{BaseURL: "https://burnrate.example.com"})
 
-	out, err := digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), store.DigestWhenOver)
+	out, err := digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), digest.Plan{When: store.DigestWhenOver})
 	if err != nil || out.Sent || len(box.sent) != 0 {
 		t.Fatalf("under budget, over mode: sent %v (%s), %d emails, %v", out.Sent, out.Reason, len(box.sent), err)
 	}
-	out, err = digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), store.DigestWhenAlways)
+	out, err = digest.Send(ctx, f.st, n, f.org, f.dayUnder, morningAfter(f.dayUnder), digest.Plan{When: store.DigestWhenAlways})
 	if err != nil || !out.Sent || len(box.sent) != 2 {
 		t.Fatalf("under budget, always: sent %v (%s), %d emails, %v", out.Sent, out.Reason, len(box.sent), err)
 	}
 
 	for range 2 {
-		if _, err := digest.Send(ctx, f.st, n, f.org, f.day, morningAfter(f.day), store.DigestWhenOver); err != nil {
+		if _, err := digest.Send(ctx, f.st, n, f.org, f.day, morningAfter(f.day), digest.Plan{When: store.DigestWhenOver}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -426,7 +432,7 @@ func TestSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	importCharges(t, f.st, f.org, charge{"2026-03-11", "500", "AWS"})
-	if _, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-11"), morningAfter(date("2026-03-11")), store.DigestWhenOver); err != nil {
+	if _, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-11"), morningAfter(date("2026-03-11")), digest.Plan{When: store.DigestWhenOver}); err != nil {
 		t.Fatal(err)
 	}
 	if len(box.sent) != 5 || box.sent[4].To[0] != f.owner.Email {
@@ -440,7 +446,7 @@ func TestSend(t *testing.T) {
 		t.Fatal(err)
 	}
 	importCharges(t, f.st, f.org, charge{"2026-03-12", "500", "AWS"})
-	if out, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-12"), morningAfter(date("2026-03-12")), store.DigestWhenAlways); err != nil || out.Sent {
+	if out, err := digest.Send(ctx, f.st, n, f.org, date("2026-03-12"), morningAfter(date("2026-03-12")), digest.Plan{When: store.DigestWhenAlways}); err != nil || out.Sent {
 		t.Errorf("digest off: sent %v, %v", out.Sent, err)
 	}
 }
@@ -486,3 +492,5 @@ func TestBuildInOrgTimeZones(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

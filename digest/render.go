@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
@@ -84,14 +86,23 @@ func Subject(d Digest) string {
 	for _, a := range d.Spent() {
 		spent = append(spent, quantity.FormatMoney(a.Amount, a.Name))
 	}
-	if len(spent) == 0 {
-		spent = []string{"nothing spent"}
-	}
 	when := "on " + d.Day.Format("Jan 2")
 	if d.Yesterday {
 		when = "yesterday (" + d.Day.Format("Jan 2") + ")"
 	}
-	s := oneLine(d.OrgName) + ": " + strings.Join(spent, " + ") + " " + when
+	var s string
+	switch {
+	case d.Data.NoData:
+		// Never a confident zero from data that is not in.
+		s = label.Clean(d.OrgName) + ": no data yet for " + strings.TrimPrefix(when, "on ")
+	case len(spent) == 0:
+		s = label.Clean(d.OrgName) + ": nothing spent " + when
+	default:
+		s = label.Clean(d.OrgName) + ": " + strings.Join(spent, " + ") + " " + when
+	}
+	if !d.Data.NoData && len(d.Data.Missing) > 0 {
+		s += " (partial)"
+	}
 	over, forecast := d.overCounts()
 	var parts []string
 	if over > 0 {
@@ -132,15 +143,21 @@ func plural(n int, word string) string {
 // view is the digest's words and figures, formatted once for the text and
 // the HTML alike.
 type view struct {
-	Title          string // "Acme ML — Monday, November 30, 2026"
-	Subject        string
-	Currencies     []currencyView
-	Budgets        []budgetView
-	Over           int
-	Hint           string
-	HintURL        string
-	Savings        string // "$1,234.00/month", "" when none found
-	SavingsURL     string
+	Title      string // "Acme ML — Monday, November 30, 2026"
+	Subject    string
+	Currencies []currencyView
+	Budgets    []budgetView
+	Over       int
+	Hint       string
+	HintURL    string
+	Savings    string // "$1,234.00/month", "" when none found
+	SavingsURL string
+	// Data says what of the day is missing, and which sources are late or
+	// failing: lines for people.
+	NoData         string   // "No data for Mon 30 Nov yet: newest AWS through Sat 28 Nov."
+	DataLines      []string // "AWS (aws-cur) has sent nothing of Mon 30 Nov yet: through Sat 28 Nov"
+	OnTrack        bool     // every budget is on track, on data that is in
+	ConnectionsURL string
 	ChartSrc       string // "" in the text
 	ChartAlt       string
 	DashboardURL   string
@@ -166,8 +183,9 @@ type currencyView struct {
 type pair struct{ Name, Value string }
 
 type budgetView struct {
-	State  string // "OVER", "FORECAST OVER", "ok"
+	State  string // "OVER", "FORECAST OVER", "DATA LATE", "ok"
 	Bad    bool
+	Stale  bool
 	Name   string
 	Period string // "daily", "monthly"
 	Line   string // "1,234.56 of 1,000.00 USD (123%)"
@@ -178,23 +196,29 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 	base := strings.TrimRight(baseURL, "/")
 	date := d.Date()
 	v := view{
-		Title:          oneLine(d.OrgName) + " — " + d.Day.Format("Monday, January 2, 2006"),
+		Title:          label.Clean(d.OrgName) + " — " + d.Day.Format("Monday, January 2, 2006"),
 		Subject:        Subject(d),
 		ChartSrc:       chartSrc,
 		DashboardURL:   base + "/dashboard?range=custom&from=" + date + "&to=" + date,
 		BudgetsURL:     base + "/budgets",
 		SettingsURL:    base + "/settings/digest",
+		ConnectionsURL: base + "/connections",
 		UnsubscribeURL: unsubscribeURL,
 	}
+	v.NoData, v.DataLines = dataLines(d)
 	v.ChartAlt = "Daily spend in " + d.Chart.Currency + " for the " + strconv.Itoa(len(d.Chart.Days)) + " days to " + date
 	if d.Chart.Line.IsPositive() {
-		v.ChartAlt += ", against the " + oneLine(d.Chart.LineLabel) + " (" + quantity.FormatMoney(d.Chart.Line, d.Chart.Currency) + " a day)"
+		v.ChartAlt += ", against the " + label.Clean(d.Chart.LineLabel) + " (" + quantity.FormatMoney(d.Chart.Line, d.Chart.Currency) + " a day)"
 	}
 	for _, c := range d.Currencies {
-		v.Currencies = append(v.Currencies, currencyViewOf(c, d.Day))
+		cv := currencyViewOf(c, d.Day)
+		if d.Data.NoData {
+			cv.Spent, cv.DayBefore = "No data yet", "the day's spend is not known yet, not zero"
+		}
+		v.Currencies = append(v.Currencies, cv)
 	}
 	for _, b := range d.Budgets {
-		bv := budgetView{Name: oneLine(b.Name), Period: b.Period, State: "ok",
+		bv := budgetView{Name: label.Clean(b.Name), Period: b.Period, State: "ok",
 			Line: quantity.FormatMoney(b.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) + " (" + strconv.Itoa(b.Percent) + "%)"}
 		switch {
 		case b.Over:
@@ -202,8 +226,14 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 		case b.ForecastOver:
 			bv.State, bv.Bad = "FORECAST OVER", true
 		}
+		if b.Stale && !b.Over {
+			bv.State, bv.Stale = "DATA LATE", true
+		}
 		if b.Period == "monthly" {
-			bv.Extra = "forecast " + quantity.FormatMoney(b.Forecast, b.Currency)
+			bv.Extra = "no forecast"
+			if b.Forecast != nil {
+				bv.Extra = "forecast " + quantity.FormatMoney(*b.Forecast, b.Currency)
+			}
 			switch {
 			case b.RunsOut != "" && b.Over:
 				bv.Extra += ", ran out on " + b.RunsOut // spent already, on a day past
@@ -211,11 +241,16 @@ func newView(d Digest, baseURL, unsubscribeURL, chartSrc string) view {
 				bv.Extra += ", runs out on " + b.RunsOut
 			}
 		}
+		if b.DataNote != "" {
+			bv.Extra = strings.TrimPrefix(bv.Extra+" — "+label.Clean(b.DataNote), " — ")
+		}
 		if bv.Bad {
 			v.Over++
 		}
 		v.Budgets = append(v.Budgets, bv)
 	}
+	v.OnTrack = len(v.Budgets) > 0 && !slices.ContainsFunc(v.Budgets, func(b budgetView) bool { return b.Bad || b.Stale }) &&
+		d.Data.Complete()
 	if d.Hint != nil {
 		v.Hint, v.HintURL = d.Hint.Text, base+d.Hint.Link
 	}
@@ -238,9 +273,17 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 			cv.DayBefore = "the same as the day before"
 		}
 	}
-	cv.Month = "Month to date " + quantity.FormatMoney(c.MonthToDate, cur) + "; forecast for " + day.Format("January") + " " + quantity.FormatMoney(c.Forecast, cur)
+	cv.Month = "Month to date " + quantity.FormatMoney(c.MonthToDate, cur) + "; "
+	if c.Forecast != nil {
+		cv.Month += "forecast for " + day.Format("January") + " " + quantity.FormatMoney(*c.Forecast, cur)
+		if c.ForecastNote != "" {
+			cv.Month += " (" + label.Clean(c.ForecastNote) + ": the forecast lacks it)"
+		}
+	} else {
+		cv.Month += "no forecast: " + label.Clean(strings.TrimSuffix(c.ForecastNote, "."))
+	}
 	for _, p := range c.Providers {
-		cv.Providers = append(cv.Providers, pair{oneLine(p.Name), quantity.FormatMoney(p.Amount, cur)})
+		cv.Providers = append(cv.Providers, pair{label.Clean(p.Name), quantity.FormatMoney(p.Amount, cur)})
 	}
 	cv.HasProvider = len(cv.Providers) > 0
 	for _, m := range c.Movers {
@@ -252,15 +295,15 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 		if pct != "new" && m.Change.IsPositive() {
 			pct = "+" + pct
 		}
-		cv.Movers = append(cv.Movers, pair{oneLine(m.Name), sign + quantity.FormatMoney(m.Change, cur) + " (" + pct + ")"})
+		cv.Movers = append(cv.Movers, pair{label.Clean(m.Name), sign + quantity.FormatMoney(m.Change, cur) + " (" + pct + ")"})
 	}
 	if c.Anomaly != nil {
-		cv.Anomaly = oneLine(c.Anomaly.Note)
+		cv.Anomaly = label.Clean(c.Anomaly.Note)
 	}
 	if c.GPUHours.IsPositive() {
 		var gs []string
 		for _, g := range c.GPUs {
-			gs = append(gs, oneLine(orNone(g.GPU))+" "+quantity.Group(g.Hours.StringFixed(1)))
+			gs = append(gs, label.Clean(orNone(g.GPU))+" "+quantity.Group(g.Hours.StringFixed(1)))
 		}
 		cv.GPUHours = quantity.Group(c.GPUHours.StringFixed(1)) + " GPU-hours: " + strings.Join(gs, ", ")
 	}
@@ -275,7 +318,7 @@ func currencyViewOf(c Currency, day time.Time) currencyView {
 		var parts []string
 		for _, p := range []string{dr.Provider, dr.Service, dr.Account, dr.Model} {
 			if p != "" {
-				parts = append(parts, oneLine(p))
+				parts = append(parts, label.Clean(p))
 			}
 		}
 		cv.Drivers = append(cv.Drivers, pair{strings.Join(parts, " · "), quantity.FormatMoney(dr.Amount, cur)})
@@ -294,6 +337,16 @@ func (v view) html() (string, error) {
 func (v view) text() string {
 	var t strings.Builder
 	t.WriteString(v.Title + "\n\n")
+	if v.NoData != "" {
+		t.WriteString(v.NoData + "\n\n")
+	}
+	if len(v.DataLines) > 0 {
+		t.WriteString("Data:\n")
+		for _, l := range v.DataLines {
+			t.WriteString("  " + l + "\n")
+		}
+		t.WriteString("Connections: " + v.ConnectionsURL + "\n\n")
+	}
 	for _, c := range v.Currencies {
 		t.WriteString("Spent " + c.Spent + ", " + c.DayBefore + ".\n")
 		t.WriteString(c.Month + ".\n")
@@ -320,7 +373,7 @@ func (v view) text() string {
 		}
 		t.WriteString("\n")
 	}
-	if len(v.Currencies) == 0 {
+	if len(v.Currencies) == 0 && v.NoData == "" {
 		t.WriteString("Nothing was spent, and nothing was imported for this day.\n\n")
 	}
 	if len(v.Budgets) > 0 {
@@ -349,6 +402,54 @@ func (v view) text() string {
 	return t.String()
 }
 
+// dataLines words d.Data: the line that replaces the day's numbers when
+// none are in, and one line per source missing some of the day, late, or
+// failing.
+func dataLines(d Digest) (noData string, lines []string) {
+	day := d.Day.Format("Mon 2 Jan")
+	through := func(s freshness.View) string {
+		t, err := time.Parse(time.DateOnly, s.LastDay)
+		if err != nil {
+			return s.LastDay
+		}
+		return t.Format("Mon 2 Jan")
+	}
+	if d.Data.NoData {
+		var newest []string
+		for i, s := range d.Data.Missing {
+			if i == 3 {
+				break
+			}
+			newest = append(newest, label.Clean(s.Name)+" through "+through(s))
+		}
+		noData = "No data for " + day + " yet: newest " + strings.Join(newest, ", ") + ". Its spend is not known yet, not zero."
+	} else {
+		for _, s := range d.Data.Missing {
+			lines = append(lines, label.Clean(s.Name)+" ("+s.Source+") has not sent all of "+day+" yet: through "+through(s))
+		}
+	}
+	for _, s := range d.Data.Late {
+		lines = append(lines, fmt.Sprintf("%s (%s) is late: through %s, and usually within %s", label.Clean(s.Name), s.Source,
+			through(s), lagText(s.ExpectedLagHours)))
+	}
+	for _, c := range d.Data.Connections {
+		l := "Connection “" + label.Clean(c.Name) + "” " + c.Health
+		if c.Error != "" {
+			l += ": " + label.Clean(c.Error)
+		}
+		if c.Fix != "" {
+			l += ". " + label.Clean(c.Fix)
+		}
+		lines = append(lines, l)
+	}
+	return noData, lines
+}
+
+// lagText is an expected lag in words: "36 hours".
+func lagText(hours float64) string {
+	return strconv.FormatFloat(hours, 'f', -1, 64) + " hours"
+}
+
 func payload(d Digest) map[string]any {
 	var spent []map[string]any
 	for _, a := range d.Spent() {
@@ -357,12 +458,16 @@ func payload(d Digest) map[string]any {
 	var over []map[string]any
 	for _, b := range d.Budgets {
 		if b.Over || b.ForecastOver {
+			var forecast any
+			if b.Forecast != nil {
+				forecast = b.Forecast.String()
+			}
 			over = append(over, map[string]any{"id": b.ID, "name": b.Name, "period": b.Period, "currency": b.Currency,
-				"amount": b.Amount.String(), "spent": b.Spent.String(), "forecast": b.Forecast.String(),
+				"amount": b.Amount.String(), "spent": b.Spent.String(), "forecast": forecast,
 				"over": b.Over, "forecast_over": b.ForecastOver})
 		}
 	}
-	return map[string]any{"org": d.OrgSlug, "date": d.Date(), "spent": spent, "over": over}
+	return map[string]any{"org": d.OrgSlug, "date": d.Date(), "spent": spent, "over": over, "data": d.Data}
 }
 
 func orNone(s string) string {
@@ -370,15 +475,4 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
-}
-
-// oneLine turns control characters into spaces: names come from users and
-// bills, and a subject or a line of text must stay one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -94,6 +94,8 @@ type ImportRequest struct {
 	Mapping    *Mapping // for the generic source
 	UploadedBy int64    // 0 for API tokens and the CLI
 	Via        string   // web, api, cli
+	// ConnectionID is the connection pulling the file (0: an upload).
+	ConnectionID int64
 	// Pricer, when set, prices token usage instead of the Importer's table:
 	// the org's negotiated prices over the shipped ones.
 	Pricer LLMPricer
@@ -124,6 +126,10 @@ type ImportResult struct {
 	// CostBasis is the view of the bill the file states: "billed" or
 	// "amortized" for an Azure export, "" for files carrying both.
 	CostBasis string `json:"cost_basis"`
+	// DataThrough is how far the file's data reaches: the newest end of a
+	// charge period of at most a day it delivered (RFC 3339;
+	// docs/data-model.md, "Freshness"). Null for a failed import.
+	DataThrough *time.Time `json:"data_through"`
 }
 
 // ImportError is a failed import: nothing was written, and the failure is
@@ -231,6 +237,7 @@ func (im *Importer) importOn(ctx context.Context, req ImportRequest, file io.Rea
 	}
 	imp, err := im.store.CreateImport(ctx, store.NewImport{
 		OrgID: req.Org.ID, FileName: req.FileName, Source: string(req.Source), UploadedBy: req.UploadedBy, Via: req.Via,
+		ConnectionID: req.ConnectionID,
 	})
 	if err != nil {
 		return ImportResult{}, err
@@ -384,6 +391,7 @@ func (im *Importer) write(ctx context.Context, tx *store.Store, req ImportReques
 		Source: string(src.rd.Source()), SHA256: hash.sum(), SizeBytes: hash.size(),
 		Rows: wr.Rows, ReplacedRows: wr.ReplacedRows, SkippedRows: wr.SkippedRows, MergedRows: wr.MergedRows,
 		ShortRows: int64(src.rd.ShortRecords()), CostBasis: wr.CostBasis, PeriodStart: src.first, PeriodEnd: src.last, Totals: wr.Totals,
+		Extents: src.extents.list(),
 	})
 	if errors.Is(err, store.ErrConflict) {
 		return errDuplicate // the same file, imported concurrently, committed first
@@ -614,7 +622,7 @@ func ResultOf(i store.Import) ImportResult {
 	res := ImportResult{
 		ID: i.ID, FileName: i.FileName, Source: Source(i.Source), Rows: i.Rows, ReplacedRows: i.ReplacedRows,
 		SkippedRows: i.SkippedRows, MergedRows: i.MergedRows, ShortRows: i.ShortRows, CostBasis: string(i.CostBasis),
-		Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt,
+		Totals: make(map[string]string, len(i.Totals)), ImportedAt: i.CreatedAt, DataThrough: i.DataThrough,
 	}
 	if i.PeriodStart != nil {
 		s := i.PeriodStart.Format(time.DateOnly)

@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/burnrate/burnrate/store"
@@ -45,6 +48,7 @@ type chargeSource struct {
 	// The reading goroutine's, until stop returns.
 	row         Row
 	first, last *time.Time
+	extents     extents
 
 	// The COPY's.
 	cur   *chargeBatch
@@ -166,6 +170,7 @@ func (s *chargeSource) readRow(b *chargeBatch, k int) error {
 		ServiceRaw:         r.ServiceRaw,
 	}
 	s.notePeriod(r.ChargePeriodStart)
+	s.extents.note(r, s.loc)
 	return nil
 }
 
@@ -233,3 +238,80 @@ func (s *chargeSource) Err() error            { return s.err }
 
 // CostBasis is the file's cost basis, known once its rows are read.
 func (s *chargeSource) CostBasis() store.CostBasis { return s.rd.CostBasis() }
+
+// dayLong is the longest charge period that counts towards how far a
+// source's data reaches: a day, across a daylight-saving change. Longer
+// rows (a month's fee, a commitment, a credit) are dated by their start;
+// a row shorter than an hour (a request) counts as its day in the org's
+// time zone.
+const dayLong = 25 * time.Hour
+
+// extents are how far a file's rows reach per provider and billing
+// account (store.ImportExtent), gathered row by row as they are read.
+type extents struct {
+	by   map[extentKey]*extent
+	last *extent // the previous row's: rows of one key come in runs
+}
+
+type extentKey struct{ provider, account string }
+
+type extent struct {
+	key                extentKey
+	first, last        time.Time // days, in the org's zone
+	through, lastStart time.Time
+	short              bool // some row was at most dayLong: through is set
+}
+
+// note widens the extent of r's provider and billing account to r.
+func (x *extents) note(r *Row, loc *time.Location) {
+	e := x.last
+	if e == nil || e.key.provider != r.ProviderName || e.key.account != r.BillingAccountID {
+		k := extentKey{r.ProviderName, r.BillingAccountID}
+		if e = x.by[k]; e == nil {
+			if x.by == nil {
+				x.by = map[extentKey]*extent{}
+			}
+			e = &extent{key: k}
+			x.by[k] = e
+		}
+		x.last = e
+	}
+	t := r.ChargePeriodStart.In(loc)
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	if e.first.IsZero() || day.Before(e.first) {
+		e.first = day
+	}
+	if day.After(e.last) {
+		e.last = day
+	}
+	if r.ChargePeriodStart.After(e.lastStart) {
+		e.lastStart = r.ChargePeriodStart
+	}
+	end := r.ChargePeriodEnd
+	if end.Sub(r.ChargePeriodStart) < time.Hour {
+		// A request (or a charge given only its time) is data of its day,
+		// not of its second: a log reaches at least the end of the day of
+		// its last line. Buckets are an hour or more.
+		end = time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, loc)
+	}
+	if end.Sub(r.ChargePeriodStart) <= dayLong && (!e.short || end.After(e.through)) {
+		e.through, e.short = end, true
+	}
+}
+
+// list is the extents as stored, in a stable order.
+func (x *extents) list() []store.ImportExtent {
+	out := make([]store.ImportExtent, 0, len(x.by))
+	for _, e := range x.by {
+		through := e.through
+		if !e.short {
+			through = e.lastStart
+		}
+		out = append(out, store.ImportExtent{Provider: e.key.provider, BillingAccount: e.key.account,
+			FirstDay: e.first, LastDay: e.last, DataThrough: through.UTC()})
+	}
+	slices.SortFunc(out, func(a, b store.ImportExtent) int {
+		return cmp.Or(strings.Compare(a.Provider, b.Provider), strings.Compare(a.BillingAccount, b.BillingAccount))
+	})
+	return out
+}

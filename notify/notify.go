@@ -34,6 +34,9 @@ const (
 	KindBudgetAlert Kind = "budget_alert"
 	KindDigest      Kind = "digest"
 	KindTest        Kind = "test"
+	// KindConnection is a connection that started failing, stalled, or
+	// works again (docs/connections.md, "When a connection fails").
+	KindConnection Kind = "connection"
 )
 
 // Notification is one message for an org, to be sent over each of its
@@ -228,7 +231,7 @@ func NewTest(org store.Org, channel string, budgetID int64, to []string) Notific
 // recorded in its delivery, not returned as an error.
 func (n *Notifier) Deliver(ctx context.Context, nt Notification) ([]store.Delivery, error) {
 	switch nt.Kind {
-	case KindBudgetAlert, KindDigest:
+	case KindBudgetAlert, KindDigest, KindConnection:
 		if nt.Key == "" {
 			return nil, errors.New("deliver: a notification needs a Key, to be sent once")
 		}

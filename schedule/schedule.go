@@ -16,7 +16,6 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/digest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/notify"
@@ -166,7 +165,11 @@ func (DigestArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
-// DigestWorker builds and sends one digest.
+// WaitStep is how often a digest waiting for its day's data looks again.
+const WaitStep = 30 * time.Minute
+
+// DigestWorker builds and sends one digest, waiting for its day's data
+// until the org's wait-until hour (digest.WaitUntil).
 type DigestWorker struct {
 	river.WorkerDefaults[DigestArgs]
 	loop *Loop
@@ -192,9 +195,16 @@ func (w *DigestWorker) Work(ctx context.Context, job *river.Job[DigestArgs]) err
 	if err != nil {
 		return err
 	}
-	out, err := digest.Send(ctx, w.loop.Store, w.loop.Notifier, org, day, w.loop.now(), set.When)
+	now := w.loop.now()
+	until := digest.WaitUntil(set, day, org.Location())
+	out, err := digest.Send(ctx, w.loop.Store, w.loop.Notifier, org, day, now, digest.Plan{When: set.When, WaitUntil: until})
 	if err != nil {
 		return err
+	}
+	if out.Waiting {
+		// Looked at again every WaitStep, and at the wait's end, when it
+		// goes out whatever is missing.
+		return river.JobSnooze(min(WaitStep, until.Sub(now)))
 	}
 	if w.loop.Log != nil {
 		w.loop.Log.InfoContext(ctx, "digest", slog.Int64("org_id", org.ID), slog.String("day", job.Args.Day), slog.Any("outcome", out))
@@ -276,7 +286,7 @@ func Evaluate(ctx context.Context, l *Loop, org store.Org) error {
 		return nil
 	}
 	return l.Store.InTx(ctx, func(tx *store.Store) error {
-		alerts, err := budget.Evaluate(ctx, tx, org, l.now())
+		alerts, err := BudgetAlerts(ctx, tx, org, l.now())
 		if err != nil {
 			return err
 		}

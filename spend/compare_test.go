@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/spend"
@@ -92,7 +93,11 @@ func TestComparisonsUseCompleteDays(t *testing.T) {
 	}
 
 	// The headline's yesterday is the same day, with the same numbers.
-	h, err := spend.BuildHeadline(ctx, st, org, today)
+	rep, err := freshness.Load(ctx, st, org, today.Add(9*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := spend.BuildHeadline(ctx, st, org, rep)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,10 @@ const DayDrivers = 10
 
 // DayReport is what an org spent on one day, per currency, against the day
 // before: the morning digest's numbers. It is computed as of the end of
-// Day, so it is the same whenever it is asked: the month-to-date cards
-// count no spend after Day, and forecast the rest of the month at the
-// run-rate of the AnomalyWindow days up to Day.
+// Day: the month-to-date cards count no spend after Day, and forecast the
+// rest of the month as budget.ForecastPeriod does on the basis asked
+// (the ForecastWindow days up to Day, or up to the last day every source
+// has delivered).
 type DayReport struct {
 	Day        time.Time
 	Group      store.Dimension
@@ -70,8 +71,10 @@ type GroupSpend struct {
 }
 
 // Day reports what orgID spent on day (a day in the org's time zone),
-// grouped by group (provider when ""). It reads daily_spend only.
-func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group store.Dimension) (DayReport, error) {
+// grouped by group (provider when ""), its month's forecast on basis at
+// (budget.EndOf(day), or freshness's for the org). It reads daily_spend
+// only.
+func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group store.Dimension, at budget.Basis) (DayReport, error) {
 	if group == "" {
 		group = store.DimProvider
 	}
@@ -86,11 +89,15 @@ func Day(ctx context.Context, st *store.Store, orgID int64, day time.Time, group
 	}
 	rows, err := st.SpendByDayTop(ctx, orgID, store.SpendFilter{From: from, To: day}, group,
 		store.TopGroups{N: TopGroups, From: base, To: day})
+	if err == nil {
+		rows, err = withUnmodelled(ctx, st, orgID, store.SpendFilter{From: from, To: day}, group, rows)
+	}
 	if err != nil {
 		return r, err
 	}
 	cards := map[string]MonthCard{}
-	for _, c := range monthCards(rows, day, budget.AddDays(day, 1)) {
+	at.Day = day
+	for _, c := range monthCards(rows, at) {
 		cards[c.Currency] = c
 	}
 	breakdown, err := st.SpendBreakdownTop(ctx, orgID, store.SpendFilter{From: day, To: day}, DayDrivers)

@@ -30,7 +30,7 @@ func TestDayReportsTheDemoAnomaly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := spend.Day(ctx, st, org.ID, res.Anomaly, "")
+	rep, err := spend.Day(ctx, st, org.ID, res.Anomaly, "", budget.EndOf(res.Anomaly))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestDayReportsTheDemoAnomaly(t *testing.T) {
 	}
 
 	// The day before is the report of the day before.
-	before, err := spend.Day(ctx, st, org.ID, budget.AddDays(res.Anomaly, -1), "")
+	before, err := spend.Day(ctx, st, org.ID, budget.AddDays(res.Anomaly, -1), "", budget.EndOf(budget.AddDays(res.Anomaly, -1)))
 	if err != nil {
 		t.Fatal(err)
 	}

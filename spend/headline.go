@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -17,7 +18,14 @@ import (
 // this month so far, the forecast to the month's end against the monthly
 // budgets, and every budget, worst first.
 type Headline struct {
-	Yesterday  time.Time
+	Yesterday time.Time
+	// YesterdayNote says whether yesterday's spend is in: with NoData
+	// set, no source has delivered any of it yet, and its zero is not a
+	// number to show.
+	YesterdayNote freshness.DayNote
+	// Fresh is how fresh the org's sources are: the month cards and the
+	// budgets rest on it.
+	Fresh      freshness.Report
 	Currencies []HeadlineCurrency // the org's own currency first, the others alphabetical
 	// Budgets is every budget, over first, then forecast over, then the
 	// rest (see budget.Rank): daily budgets as of Yesterday (a whole day),
@@ -42,16 +50,20 @@ type HeadlineCurrency struct {
 	// sum, not one limit of their total: the smallest is the one crossed
 	// first.
 	DailyBudget, MonthlyBudget decimal.Decimal
-	// Counts of this currency's budgets (any scope) by period and standing.
-	DailyOver, DailyCount                          int
-	MonthlyOver, MonthlyForecastOver, MonthlyCount int
+	// Counts of this currency's budgets (any scope) by period and
+	// standing; Stale ones are not over, and rest on data too old or late
+	// to say they are on track.
+	DailyOver, DailyStale, DailyCount                            int
+	MonthlyOver, MonthlyForecastOver, MonthlyStale, MonthlyCount int
 }
 
-// BuildHeadline computes org's Headline on today (a day in the org's time
-// zone). It reads daily_spend, and charges for budgets scoped by tags.
-func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today time.Time) (Headline, error) {
+// BuildHeadline computes org's Headline on rep's today (a day in the org's
+// time zone), its forecasts resting on what rep says the sources have
+// delivered. It reads daily_spend, and charges for budgets scoped by tags.
+func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, rep freshness.Report) (Headline, error) {
+	today := rep.Today
 	yesterday := budget.AddDays(today, -1)
-	h := Headline{Yesterday: yesterday}
+	h := Headline{Yesterday: yesterday, Fresh: rep, YesterdayNote: rep.Day(freshness.Scope{}, yesterday)}
 	// One query, of the org's daily totals, serves yesterday against the
 	// day before and the month cards. Its days are those the digest's
 	// report of yesterday reads (spend.Day: from AnomalyWindow days before
@@ -72,12 +84,12 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 		return h, err
 	}
 	byCur := map[string]*HeadlineCurrency{}
+	month := rep.Current(freshness.Scope{})
 	cur := func(c string) *HeadlineCurrency {
 		if byCur[c] == nil {
 			// A currency with no spend this month or last still has a
 			// card: nothing so far, against nothing last month.
-			_, lastSame := lastMonthTo(today)
-			byCur[c] = &HeadlineCurrency{Currency: c, Month: MonthCard{Currency: c, LastMonthDay: lastSame}}
+			byCur[c] = &HeadlineCurrency{Currency: c, Month: monthCard(c, month, nil)}
 		}
 		return byCur[c]
 	}
@@ -95,7 +107,7 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 			c.Day.DayBefore = c.Day.DayBefore.Add(r.Amount)
 		}
 	}
-	for _, m := range MonthCards(rows, today) {
+	for _, m := range MonthCards(rows, month) {
 		cur(m.Currency).Month = m
 	}
 
@@ -112,19 +124,24 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 			monthly = append(monthly, b)
 		}
 	}
-	dailyStatus, err := statuses(ctx, st, org, daily, yesterday)
+	// A daily budget is judged on yesterday, a whole day; a monthly one on
+	// today.
+	dailyStatus, err := BudgetStatuses(ctx, st, org, daily, EndOf(rep, yesterday))
 	if err != nil {
 		return h, err
 	}
-	monthlyStatus, err := statuses(ctx, st, org, monthly, today)
+	monthlyStatus, err := BudgetStatuses(ctx, st, org, monthly, Current(rep))
 	if err != nil {
 		return h, err
 	}
 	for _, s := range dailyStatus {
 		c := cur(s.Budget.Currency)
 		c.DailyCount++
-		if s.Standing == budget.StatusOver {
+		switch s.Standing {
+		case budget.StatusOver:
 			c.DailyOver++
+		case budget.StatusStale:
+			c.DailyStale++
 		}
 		if s.Budget.Scope.Empty() {
 			c.DailyBudget = tightest(c.DailyBudget, s.Budget.Amount)
@@ -138,6 +155,8 @@ func BuildHeadline(ctx context.Context, st *store.Store, org store.Org, today ti
 			c.MonthlyOver++
 		case budget.StatusWarn:
 			c.MonthlyForecastOver++
+		case budget.StatusStale:
+			c.MonthlyStale++
 		}
 		if s.Budget.Scope.Empty() {
 			c.MonthlyBudget = tightest(c.MonthlyBudget, s.Budget.Amount)
@@ -160,26 +179,6 @@ func tightest(limit, amount decimal.Decimal) decimal.Decimal {
 		return amount
 	}
 	return limit
-}
-
-// statuses is the status on day of each of bs: those not scoped by tags in
-// one pass over daily_spend, the others from charges one by one.
-func statuses(ctx context.Context, st *store.Store, org store.Org, bs []store.Budget, day time.Time) ([]budget.Status, error) {
-	out, err := budget.Statuses(ctx, st, org.ID, bs, day)
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range bs {
-		if len(b.Scope.Tags) == 0 {
-			continue
-		}
-		s, err := budget.Load(ctx, st, org, b, day, 0)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // CompareCurrencies orders currency codes with main (the org's own) first

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/spend"
@@ -62,11 +63,15 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 	} {
 		name := today.Format(time.DateOnly)
 		yesterday := budget.AddDays(today, -1)
-		h, err := spend.BuildHeadline(ctx, st, org, today)
+		fresh, err := freshness.Load(ctx, st, org, today.Add(9*time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := spend.Day(ctx, st, org.ID, yesterday, store.DimProvider)
+		h, err := spend.BuildHeadline(ctx, st, org, fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := spend.Day(ctx, st, org.ID, yesterday, store.DimProvider, budget.EndOf(yesterday))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,16 +82,15 @@ func TestHeadlineMatchesDayReport(t *testing.T) {
 		}
 		want := map[string]spend.HeadlineCurrency{}
 		// A currency without a card of its own shows nothing this month
-		// against nothing last month, to the same day.
-		lastFirst := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
-		lastSame := lastFirst.AddDate(0, 0, min(today.Day(), budget.DaysInMonth(lastFirst))-1)
+		// against nothing last month, to the same day, on the same basis.
 		for _, c := range rep.Currencies {
 			hc := want[c.Currency]
 			hc.Currency, hc.Day.Currency, hc.Day.Spent, hc.Day.DayBefore = c.Currency, c.Currency, c.Spent, c.DayBefore
-			hc.Month = spend.MonthCard{Currency: c.Currency, LastMonthDay: lastSame}
+			hc.Month = spend.MonthCards([]store.DaySpend{{Day: today, Currency: c.Currency, Amount: decimal.Zero}},
+				fresh.Current(freshness.Scope{}))[0]
 			want[c.Currency] = hc
 		}
-		for _, m := range spend.MonthCards(monthRows, today) {
+		for _, m := range spend.MonthCards(monthRows, fresh.Current(freshness.Scope{})) {
 			hc := want[m.Currency]
 			hc.Currency, hc.Month = m.Currency, m
 			want[m.Currency] = hc
@@ -133,7 +137,11 @@ func TestHeadlineBudgetIsTheTightest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := spend.BuildHeadline(ctx, st, org, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	fresh, err := freshness.Load(ctx, st, org, time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := spend.BuildHeadline(ctx, st, org, fresh)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,10 @@
 package spend
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -119,6 +122,9 @@ func dashboardRows(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 	if rows, err = st.SpendByDayTop(ctx, orgID, span, group, store.TopGroups{N: TopGroups, From: f.From, To: f.To}); err != nil {
 		return nil, nil, err
 	}
+	if rows, err = withUnmodelled(ctx, st, orgID, span, group, rows); err != nil {
+		return nil, nil, err
+	}
 	monthRows = rows
 	if !joined {
 		if monthRows, err = st.SpendByDay(ctx, orgID, month, ""); err != nil {
@@ -135,7 +141,7 @@ func dashboardRows(ctx context.Context, st *store.Store, orgID int64, f store.Sp
 // range's breakdown. It reads nothing more.
 func Compose(f store.SpendFilter, group store.Dimension, today time.Time, rows, monthRows []store.DaySpend, breakdown store.Breakdown) Overview {
 	o := Overview{Filter: f, Group: group, Today: today}
-	o.Cards = MonthCards(monthRows, today)
+	o.Cards = MonthCards(monthRows, budget.Today(today))
 	o.Facets = breakdown.Facets
 
 	for _, ws := range Build(rows, budget.AddDays(f.From, -AnomalyWindow), f.To, group) {
@@ -177,9 +183,15 @@ type DaySpend struct {
 // It is what GET /api/v1/spend answers.
 func Daily(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension) ([]DaySpend, map[string]decimal.Decimal, error) {
 	rows, err := st.SpendByDay(ctx, orgID, f, group)
+	if err == nil {
+		rows, err = withUnmodelled(ctx, st, orgID, f, group, rows)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
+	slices.SortStableFunc(rows, func(a, b store.DaySpend) int {
+		return cmp.Or(a.Day.Compare(b.Day), strings.Compare(a.Currency, b.Currency))
+	})
 	days := []DaySpend{}
 	totals := quantity.Sums[string]{}
 	for _, r := range rows {

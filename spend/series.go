@@ -1,6 +1,7 @@
 package spend
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,13 +52,71 @@ func GroupName(g string) string {
 // cloud bills (compute, storage, GPUs), as opposed to LLM API calls.
 const NotLLM = "Cloud (not LLM)"
 
-// GroupLabel is a group of dim as people read it: GroupName, except that
-// the spend without a model is NotLLM.
+// unmodelledPrefix starts the key, in a view by model, of a provider's LLM
+// spend billed without a model (UnmodelledGroup); Postgres text holds no
+// control character a bill would put in a model's name.
+const unmodelledPrefix = "\x01"
+
+// UnmodelledGroup is the group, in a view by model, of provider's LLM spend
+// billed without a model (an OpenAI costs export grouped by project): not
+// cloud spend, though it has no model either.
+func UnmodelledGroup(provider string) string { return unmodelledPrefix + provider }
+
+// GroupLabel is a group of dim as people read it, on the dashboard, in its
+// CSV, in the spend API and in the digest alike: GroupName, except that in
+// a view by model the spend without a model is NotLLM, and an LLM
+// provider's spend billed without one "OpenAI — model not billed".
 func GroupLabel(dim store.Dimension, g string) string {
-	if g == "" && dim == store.DimModel {
-		return NotLLM
+	if dim == store.DimModel {
+		if g == "" {
+			return NotLLM
+		}
+		if p, ok := strings.CutPrefix(g, unmodelledPrefix); ok {
+			return p + " — model not billed"
+		}
 	}
 	return GroupName(g)
+}
+
+// withUnmodelled is rows (a view of orgID's spend under f by group) with,
+// in a view by model, the LLM spend billed without a model taken out of
+// the spend without a model (or the folded rest, where it is) and shown as
+// its provider's UnmodelledGroup. Sums are unchanged.
+func withUnmodelled(ctx context.Context, st *store.Store, orgID int64, f store.SpendFilter, group store.Dimension, rows []store.DaySpend) ([]store.DaySpend, error) {
+	if group != store.DimModel {
+		return rows, nil
+	}
+	llm, err := st.UnmodelledLLMSpend(ctx, orgID, f)
+	if err != nil || len(llm) == 0 {
+		return rows, err
+	}
+	type key struct {
+		day time.Time
+		cur string
+	}
+	none, other := map[key]int{}, map[key]int{}
+	for i, r := range rows {
+		switch {
+		case r.Other:
+			other[key{r.Day, r.Currency}] = i
+		case r.Group == "":
+			none[key{r.Day, r.Currency}] = i
+		}
+	}
+	for _, u := range llm {
+		k := key{u.Day, u.Currency}
+		i, ok := none[k]
+		if !ok {
+			if i, ok = other[k]; !ok {
+				continue // not in the view's rows (a day outside them)
+			}
+		}
+		rows[i].Amount = rows[i].Amount.Sub(u.Amount)
+		rows = append(rows, store.DaySpend{Day: u.Day, Currency: u.Currency, Group: UnmodelledGroup(u.Group), Amount: u.Amount})
+	}
+	// A day whose spend without a model was all LLM spend keeps no zero
+	// row of it: a view of OpenAI alone has no "Cloud (not LLM)".
+	return slices.DeleteFunc(rows, func(r store.DaySpend) bool { return !r.Other && r.Group == "" && r.Amount.IsZero() }), nil
 }
 
 // Series is one currency's daily spend, per group, over a run of days with

@@ -46,6 +46,28 @@ type Anomaly struct {
 	Dim      store.Dimension // what the drivers' groups are values of
 }
 
+// Impact is how much more than usual the day spent: its amount less its
+// baseline.
+func (a Anomaly) Impact() decimal.Decimal { return a.Amount.Sub(a.Baseline) }
+
+// TopAnomalies is how many unusual days a view lists before "show all".
+const TopAnomalies = 7
+
+// RankAnomalies orders as by what they cost beyond the usual, largest
+// first, main's currency (the org's) before the others: the few that
+// matter come first, whatever their dates.
+func RankAnomalies(as []Anomaly, main string) {
+	slices.SortStableFunc(as, func(a, b Anomaly) int {
+		if c := CompareCurrencies(main, a.Currency, b.Currency); c != 0 && (a.Currency == main || b.Currency == main) {
+			return c
+		}
+		if c := b.Impact().Cmp(a.Impact()); c != 0 {
+			return c
+		}
+		return b.Day.Compare(a.Day)
+	})
+}
+
 // Note says why the day is an anomaly and what grew, in one sentence, for
 // tooltips, exports and messages alike.
 func (a Anomaly) Note() string {

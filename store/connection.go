@@ -31,15 +31,33 @@ type Connection struct {
 	LastStatus string // "", ok, failed
 	LastError  string
 	LastRows   int64
+	// FailingSince is the first failed run of the current streak of
+	// failed runs, Failures how many it has (nil and 0 after a run that
+	// succeeded); LastFix is what a person should do about LastError.
+	FailingSince *time.Time
+	Failures     int
+	LastFix      string
+	// Notice is the problem the org's admins were last told of
+	// (NoticeFailing, NoticeStalled; "" for none), NoticeSince when it
+	// began.
+	Notice      string
+	NoticeSince *time.Time
 }
 
+// The problems a connection's admins are told of.
+const (
+	NoticeFailing = "failing"
+	NoticeStalled = "stalled"
+)
+
 const connectionColumns = `org_id, id, name, kind, settings, secret, secret_hint, state, paused, coalesce(created_by, 0),
-	created_at, next_run_at, last_run_at, last_status, last_error, last_rows`
+	created_at, next_run_at, last_run_at, last_status, last_error, last_rows, failing_since, failures, last_fix, notice, notice_since`
 
 func scanConnection(row pgx.Row) (Connection, error) {
 	var c Connection
 	err := row.Scan(&c.OrgID, &c.ID, &c.Name, &c.Kind, &c.Settings, &c.Secret, &c.SecretHint, &c.State, &c.Paused, &c.CreatedBy,
-		&c.CreatedAt, &c.NextRunAt, &c.LastRunAt, &c.LastStatus, &c.LastError, &c.LastRows)
+		&c.CreatedAt, &c.NextRunAt, &c.LastRunAt, &c.LastStatus, &c.LastError, &c.LastRows, &c.FailingSince, &c.Failures,
+		&c.LastFix, &c.Notice, &c.NoticeSince)
 	return c, err
 }
 
@@ -117,6 +135,14 @@ func (s *Store) SetConnectionSecret(ctx context.Context, orgID, id int64, secret
 	return s.execOne(ctx, "set connection secret", `UPDATE connections SET secret = $3 WHERE org_id = $1 AND id = $2`, orgID, id, secret)
 }
 
+// ReplaceConnectionSecret replaces a connection's sealed credentials and
+// their hint, a person having pasted a new key, and makes it due at once.
+func (s *Store) ReplaceConnectionSecret(ctx context.Context, orgID, id int64, secret, hint string) error {
+	return s.execOne(ctx, "replace connection key", `
+		UPDATE connections SET secret = $3, secret_hint = $4, next_run_at = least(next_run_at, now())
+		WHERE org_id = $1 AND id = $2`, orgID, id, secret, hint)
+}
+
 // SetConnectionPaused pauses or resumes a connection. Resuming makes it due
 // at once.
 func (s *Store) SetConnectionPaused(ctx context.Context, orgID, id int64, paused bool) error {
@@ -140,6 +166,7 @@ type ConnectionRun struct {
 	At        time.Time
 	Status    string // ok, failed
 	Error     string
+	Fix       string // what a person should do about Error
 	Rows      int64
 	NextRunAt time.Time
 	// State, when not nil, replaces the puller's state: set only by a run
@@ -147,12 +174,33 @@ type ConnectionRun struct {
 	State json.RawMessage
 }
 
-// RecordConnectionRun records the outcome of a sync.
-func (s *Store) RecordConnectionRun(ctx context.Context, orgID, id int64, r ConnectionRun) error {
-	return s.execOne(ctx, "record connection run", `
+// RecordConnectionRun records the outcome of a sync, and the failure
+// streak it starts, extends or ends, and returns the connection as it then
+// is. Returns ErrNotFound when the connection was deleted meanwhile.
+func (s *Store) RecordConnectionRun(ctx context.Context, orgID, id int64, r ConnectionRun) (Connection, error) {
+	c, err := scanConnection(s.q.QueryRow(ctx, `
 		UPDATE connections SET last_run_at = $3, last_status = $4, last_error = $5, last_rows = $6, next_run_at = $7,
-			state = coalesce($8, state)
-		WHERE org_id = $1 AND id = $2`, orgID, id, r.At, r.Status, r.Error, r.Rows, r.NextRunAt, r.State)
+			state = coalesce($8, state), last_fix = $9,
+			failing_since = CASE WHEN $4 = 'failed' THEN coalesce(failing_since, $3) END,
+			failures = CASE WHEN $4 = 'failed' THEN failures + 1 ELSE 0 END
+		WHERE org_id = $1 AND id = $2
+		RETURNING `+connectionColumns, orgID, id, r.At, r.Status, r.Error, r.Rows, r.NextRunAt, r.State, r.Fix))
+	return c, mapError("record connection run", err)
+}
+
+// ConnectionForUpdate returns orgID's connection id, locked until the
+// transaction ends: the one place its notices are decided at a time.
+func (s *Store) ConnectionForUpdate(ctx context.Context, orgID, id int64) (Connection, error) {
+	c, err := scanConnection(s.q.QueryRow(ctx, `SELECT `+connectionColumns+` FROM connections WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
+	return c, mapError("lock connection", err)
+}
+
+// SetConnectionNotice records that the org's admins were told of problem
+// (NoticeFailing, NoticeStalled; "" once told it recovered), which began
+// at since.
+func (s *Store) SetConnectionNotice(ctx context.Context, orgID, id int64, problem string, since *time.Time) error {
+	return s.execOne(ctx, "set connection notice", `UPDATE connections SET notice = $3, notice_since = $4 WHERE org_id = $1 AND id = $2`,
+		orgID, id, problem, since)
 }
 
 // execOne runs a statement that must touch one row: none is ErrNotFound.

@@ -21,18 +21,23 @@ const (
 // DigestSettings is an org's daily digest setup. An org that never saved
 // its settings gets DefaultDigestSettings.
 type DigestSettings struct {
-	OrgID      int64
-	Enabled    bool
-	SendHour   int    // local hour, 0–23, in the org's time zone
-	When       string // DigestWhenOver or DigestWhenAlways
-	Recipients string // DigestToAdmins or DigestToMembers
-	UpdatedAt  time.Time
+	OrgID    int64
+	Enabled  bool
+	SendHour int // local hour, 0–23, in the org's time zone
+	// WaitUntilHour is the local hour until which the digest waits for
+	// yesterday's data before it goes out anyway (at or before SendHour:
+	// no waiting).
+	WaitUntilHour int
+	When          string // DigestWhenOver or DigestWhenAlways
+	Recipients    string // DigestToAdmins or DigestToMembers
+	UpdatedAt     time.Time
 }
 
 // DefaultDigestSettings are the settings of an org that saved none: on, at
-// 08:00, only when something is over, to the owners and admins.
+// 08:00 (waiting for yesterday's data until 12:00), only when something is
+// over, to the owners and admins.
 func DefaultDigestSettings(orgID int64) DigestSettings {
-	return DigestSettings{OrgID: orgID, Enabled: true, SendHour: 8, When: DigestWhenOver, Recipients: DigestToAdmins}
+	return DigestSettings{OrgID: orgID, Enabled: true, SendHour: 8, WaitUntilHour: 12, When: DigestWhenOver, Recipients: DigestToAdmins}
 }
 
 // DigestSettings returns orgID's digest settings, the defaults when it has
@@ -40,18 +45,18 @@ func DefaultDigestSettings(orgID int64) DigestSettings {
 func (s *Store) DigestSettings(ctx context.Context, orgID int64) (DigestSettings, error) {
 	d := DefaultDigestSettings(orgID)
 	rows, err := s.q.Query(ctx, `
-		SELECT enabled, send_hour, send_when, recipients, updated_at
+		SELECT enabled, send_hour, wait_until_hour, send_when, recipients, updated_at
 		FROM digest_settings WHERE org_id = $1`, orgID)
 	if err != nil {
 		return d, mapError("digest settings", err)
 	}
 	defer rows.Close()
 	if rows.Next() {
-		var hour int16
-		if err := rows.Scan(&d.Enabled, &hour, &d.When, &d.Recipients, &d.UpdatedAt); err != nil {
+		var hour, wait int16
+		if err := rows.Scan(&d.Enabled, &hour, &wait, &d.When, &d.Recipients, &d.UpdatedAt); err != nil {
 			return d, mapError("digest settings", err)
 		}
-		d.SendHour = int(hour)
+		d.SendHour, d.WaitUntilHour = int(hour), int(wait)
 	}
 	return d, mapError("digest settings", rows.Err())
 }
@@ -64,11 +69,11 @@ func (s *Store) SaveDigestSettings(ctx context.Context, d DigestSettings, update
 		by = &updatedBy
 	}
 	_, err := s.q.Exec(ctx, `
-		INSERT INTO digest_settings (org_id, enabled, send_hour, send_when, recipients, updated_by, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, now())
+		INSERT INTO digest_settings (org_id, enabled, send_hour, send_when, recipients, updated_by, updated_at, wait_until_hour)
+		VALUES ($1, $2, $3, $4, $5, $6, now(), $7)
 		ON CONFLICT (org_id) DO UPDATE SET enabled = $2, send_hour = $3, send_when = $4, recipients = $5,
-			updated_by = $6, updated_at = excluded.updated_at`,
-		d.OrgID, d.Enabled, d.SendHour, d.When, d.Recipients, by)
+			updated_by = $6, updated_at = excluded.updated_at, wait_until_hour = $7`,
+		d.OrgID, d.Enabled, d.SendHour, d.When, d.Recipients, by, d.WaitUntilHour)
 	return mapError("save digest settings", err)
 }
 

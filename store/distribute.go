@@ -46,6 +46,8 @@ var Distribution = map[string]Decision{
 	"imports":                {Distributed, "an org's import history; the other tables co-locate with it"},
 	"charges":                {Distributed, "the bulk of the data: one org's rows on one node"},
 	"import_periods":         {Distributed, "read and written with its org's charges"},
+	"import_extents":         {Distributed, "how far an org's imports reach, written with its charges"},
+	"source_through":         {Distributed, "how far an org's sources reach, read by its dashboard"},
 	"daily_spend":            {Distributed, "rollup of charges, read by the dashboard for one org"},
 	"daily_spend_by":         {Distributed, "rollup of daily_spend"},
 	"month_to_date_drivers":  {Distributed, "rollup of daily_spend"},

@@ -44,6 +44,11 @@ type Import struct {
 	RemovedAt     *time.Time // when it was removed (RemoveImport)
 	RemoverEmail  string     // who removed it; empty for an API token or the command line
 	RemovedVia    string     // web, api, cli
+	// ConnectionID is the connection that pulled the file (0: an upload).
+	ConnectionID int64
+	// DataThrough is the newest end of a charge period the import's rows
+	// delivered (nil: none; see ImportExtent).
+	DataThrough *time.Time
 }
 
 // Import statuses.
@@ -56,7 +61,9 @@ const (
 
 const importColumns = `i.org_id, i.id, i.file_name, i.sha256, i.size_bytes, i.source, i.status, i.error, i.error_line,
 	i.error_column, i.rows, i.replaced_rows, i.skipped_rows, i.merged_rows, i.short_rows, i.cost_basis, i.period_start, i.period_end, i.totals,
-	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, ''), i.removed_via`
+	coalesce(i.uploaded_by, 0), coalesce(u.email, ''), i.via, i.created_at, i.finished_at, i.removed_at, coalesce(r.email, ''), i.removed_via,
+	coalesce(i.connection_id, 0),
+	(SELECT max(e.data_through) FROM import_extents e WHERE e.org_id = i.org_id AND e.import_id = i.id)`
 
 const importFrom = ` FROM imports i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by `
 
@@ -65,7 +72,8 @@ func scanImport(row pgx.Row) (Import, error) {
 	var totals map[string]string
 	err := row.Scan(&i.OrgID, &i.ID, &i.FileName, &i.SHA256, &i.SizeBytes, &i.Source, &i.Status, &i.Error, &i.ErrorLine,
 		&i.ErrorColumn, &i.Rows, &i.ReplacedRows, &i.SkippedRows, &i.MergedRows, &i.ShortRows, &i.CostBasis, &i.PeriodStart, &i.PeriodEnd, &totals,
-		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail, &i.RemovedVia)
+		&i.UploadedBy, &i.UploaderEmail, &i.Via, &i.CreatedAt, &i.FinishedAt, &i.RemovedAt, &i.RemoverEmail, &i.RemovedVia,
+		&i.ConnectionID, &i.DataThrough)
 	if err != nil {
 		return i, err
 	}
@@ -90,6 +98,8 @@ type NewImport struct {
 	Source     string
 	UploadedBy int64 // 0 for API tokens and the CLI
 	Via        string
+	// ConnectionID is the connection pulling the file (0: an upload).
+	ConnectionID int64
 }
 
 // CreateImport records a file as processing, so that it shows in the history
@@ -103,10 +113,10 @@ type NewImport struct {
 func (s *Store) CreateImport(ctx context.Context, n NewImport) (Import, error) {
 	var id int64
 	err := s.q.QueryRow(ctx, `
-		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via, claim_pid)
-		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7, pg_backend_pid())
+		INSERT INTO imports (org_id, file_name, sha256, size_bytes, source, status, uploaded_by, via, claim_pid, connection_id)
+		VALUES ($1, $2, coalesce($3, ''::bytea), $4, $5, 'processing', NULLIF($6, 0), $7, pg_backend_pid(), NULLIF($8, 0))
 		RETURNING id`,
-		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via).Scan(&id)
+		n.OrgID, label.Clean(n.FileName), n.SHA256, n.SizeBytes, n.Source, n.UploadedBy, n.Via, n.ConnectionID).Scan(&id)
 	if err != nil {
 		return Import{}, mapError("create import", err)
 	}
@@ -235,10 +245,27 @@ type ImportResult struct {
 	PeriodStart  *time.Time
 	PeriodEnd    *time.Time
 	Totals       map[string]decimal.Decimal
+	// Extents are how far the rows reach, per provider and billing
+	// account.
+	Extents []ImportExtent
 }
 
-// FinishImport marks an import succeeded with its result. Call it in the
-// import's data transaction, so that the rows and the status commit together.
+// ImportExtent is how far one import's rows of one provider and billing
+// account reach: their first and last day in the org's time zone, and the
+// newest end of a charge period they delivered (rows of at most a day;
+// the latest start when all are longer). See docs/data-model.md,
+// "Freshness".
+type ImportExtent struct {
+	Provider       string
+	BillingAccount string
+	FirstDay       time.Time
+	LastDay        time.Time
+	DataThrough    time.Time
+}
+
+// FinishImport marks an import succeeded with its result, extents included.
+// Call it in the import's data transaction, so that the rows and the status
+// commit together.
 func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResult) error {
 	totals := make(map[string]string, len(r.Totals))
 	for cur, v := range r.Totals {
@@ -255,7 +282,79 @@ func (s *Store) FinishImport(ctx context.Context, orgID, id int64, r ImportResul
 		WHERE org_id = $1 AND id = $2`,
 		orgID, id, r.Source, r.Rows, r.ReplacedRows, r.SkippedRows, r.PeriodStart, r.PeriodEnd, raw, r.SHA256, r.SizeBytes,
 		r.MergedRows, string(r.CostBasis), r.ShortRows)
-	return mapError("finish import", err)
+	if err != nil || len(r.Extents) == 0 {
+		return mapError("finish import", err)
+	}
+	n := len(r.Extents)
+	providers, accounts := make([]string, n), make([]string, n)
+	firsts, lasts, throughs := make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
+	for i, e := range r.Extents {
+		providers[i], accounts[i], firsts[i], lasts[i], throughs[i] = e.Provider, e.BillingAccount, e.FirstDay, e.LastDay, e.DataThrough
+	}
+	_, err = s.q.Exec(ctx, `
+		INSERT INTO import_extents (org_id, import_id, provider, billing_account, first_day, last_day, data_through)
+		SELECT $1, $2, p, a, f, l, t FROM unnest($3::text[], $4::text[], $5::date[], $6::date[], $7::timestamptz[]) AS x(p, a, f, l, t)`,
+		orgID, id, providers, accounts, firsts, lasts, throughs)
+	if err != nil {
+		return mapError("finish import: extents", err)
+	}
+	// How far each source reaches rises with the import (source_through).
+	_, err = s.q.Exec(ctx, `
+		INSERT INTO source_through AS s (org_id, source, provider, billing_account, connection_id, data_through, last_import, first_day, last_day)
+		SELECT e.org_id, i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0), e.data_through, coalesce(i.finished_at, i.created_at),
+		       e.first_day, e.last_day
+		FROM import_extents e JOIN imports i ON i.org_id = e.org_id AND i.id = e.import_id
+		WHERE e.org_id = $1 AND e.import_id = $2
+		ON CONFLICT (org_id, source, provider, billing_account, connection_id) DO UPDATE SET
+			data_through = greatest(s.data_through, EXCLUDED.data_through), last_import = greatest(s.last_import, EXCLUDED.last_import),
+			first_day = least(s.first_day, EXCLUDED.first_day), last_day = greatest(s.last_day, EXCLUDED.last_day)`, orgID, id)
+	return mapError("finish import: source through", err)
+}
+
+// dropImportExtents deletes import id's extents and computes how far the
+// sources it touched reach again from the extents of the org's other
+// succeeded imports (source_through). Run it in the transaction that
+// removes the import's rows.
+func (s *Store) dropImportExtents(ctx context.Context, orgID, id int64) error {
+	rows, err := s.q.Query(ctx, `
+		DELETE FROM import_extents e USING imports i
+		WHERE e.org_id = $1 AND e.import_id = $2 AND i.org_id = e.org_id AND i.id = e.import_id
+		RETURNING i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0)`, orgID, id)
+	if err != nil {
+		return mapError("delete import's extents", err)
+	}
+	var sources, providers, accounts []string
+	var conns []int64
+	for rows.Next() {
+		var src, p, a string
+		var c int64
+		if err := rows.Scan(&src, &p, &a, &c); err != nil {
+			rows.Close()
+			return mapError("delete import's extents", err)
+		}
+		sources, providers, accounts, conns = append(sources, src), append(providers, p), append(accounts, a), append(conns, c)
+	}
+	if err := rows.Err(); err != nil || len(sources) == 0 {
+		return mapError("delete import's extents", err)
+	}
+	_, err = s.q.Exec(ctx, `
+		DELETE FROM source_through
+		WHERE org_id = $1 AND (source, provider, billing_account, connection_id) IN
+			(SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]))`, orgID, sources, providers, accounts, conns)
+	if err != nil {
+		return mapError("source through", err)
+	}
+	_, err = s.q.Exec(ctx, `
+		INSERT INTO source_through (org_id, source, provider, billing_account, connection_id, data_through, last_import, first_day, last_day)
+		SELECT e.org_id, i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0),
+		       max(e.data_through), coalesce(max(i.finished_at), max(i.created_at)), min(e.first_day), max(e.last_day)
+		FROM import_extents e
+		JOIN imports i ON i.org_id = e.org_id AND i.id = e.import_id
+		WHERE e.org_id = $1 AND i.status = 'succeeded' AND i.id <> $6
+		  AND (i.source, e.provider, e.billing_account, coalesce(i.connection_id, 0)) IN
+			(SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]))
+		GROUP BY 1, 2, 3, 4, 5`, orgID, sources, providers, accounts, conns, id)
+	return mapError("source through", err)
 }
 
 // ErrImportRunning refuses to remove an import whose file is still being
@@ -330,6 +429,10 @@ func (s *Store) dropImportCharges(ctx context.Context, orgID, id int64) error {
 	delta := newSpendDelta(nil)
 	if _, err := s.deleteCharges(ctx, delta, orgID, tz, `c.import_id = $3`, id); err != nil {
 		return mapError("delete import's charges", err)
+	}
+	// With its rows goes how far they reached.
+	if err := s.dropImportExtents(ctx, orgID, id); err != nil {
+		return err
 	}
 	return mapError("delete import's charges", delta.write(ctx, s.q, orgID))
 }

@@ -2,11 +2,15 @@ package web_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/burnrate/burnrate/advisor"
+	"github.com/burnrate/burnrate/quantity"
 )
 
 // The realism and fair break-even of docs/advisor.md through the page and
@@ -158,5 +162,55 @@ func TestAdvisorPageShowsInstancesTimesGPUs(t *testing.T) {
 		if rec, _ := apiCall(t, b, token, "/api/v1/advise", body); rec.Code != http.StatusUnprocessableEntity {
 			t.Errorf("%s: %d", body, rec.Code)
 		}
+	}
+}
+
+// TestBreakEvenPricesATypedMix: a mix typed on the page is priced model by
+// model, as `burnrate breakeven --usage` prices it (one parser for both),
+// not the whole volume at the first model; a saved scenario keeps it.
+func TestBreakEvenPricesATypedMix(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	org, _, c, _ := orgWithToken(t, b)
+	const mix = "gpt-4o=1B/200M, gpt-4o-mini=2B/500M"
+	usage, err := advisor.ParseUsage("--usage", mix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, _, err := advisor.BreakEven(ctx(), b.st, org.ID, advisor.BreakEvenBody{Usage: usage}, testNow)
+	if err != nil || cli.Mix == nil {
+		t.Fatalf("the CLI's break-even of the mix: %v", err)
+	}
+	want := quantity.FormatMoney(cli.Mix.APICostMonthUSD, "USD")
+	if want != "5,100.00 USD" {
+		t.Fatalf("the mix costs %s at list prices, want 4,500 + 600", want)
+	}
+	// The models typed with the volume would price it all at gpt-4o.
+	d := doc(t, c.get("/breakeven?models=gpt-4o,gpt-4o-mini&input_tokens=3e9&output_tokens=7e8&usage="+url.QueryEscape(mix)))
+	if got := d.Find(`[data-testid=api-cost]`).Text(); got != want {
+		t.Errorf("the page's API cost of the mix = %q, want the CLI's %q", got, want)
+	}
+	if got := d.Find(`[data-testid=mix-api]`).Text(); got != want {
+		t.Errorf("the mix table's total = %q, want %q", got, want)
+	}
+	if d.Find(`[data-testid=mix-row]`).Length() != 2 {
+		t.Errorf("mix rows: %q", d.Find(`[data-testid=mix-table]`).Text())
+	}
+	rec := c.get("/breakeven?usage=" + url.QueryEscape("gpt-4o=lots/200M"))
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if msg := doc(t, rec).Find(`[data-testid=breakeven-errors]`).Text(); !strings.Contains(msg, "Usage mix gpt-4o input") {
+		t.Errorf("a bad mix: %q", msg)
+	}
+
+	c.get("/breakeven")
+	form := url.Values{"name": {"Two models"}, "usage": {mix}}
+	rec = c.post("/breakeven/scenarios", form)
+	wantStatus(t, rec, http.StatusSeeOther)
+	d = doc(t, c.get(rec.Header().Get("Location")))
+	if v, _ := d.Find(`[data-testid=usage-mix]`).Attr("value"); v != "gpt-4o=1000000000/200000000, gpt-4o-mini=2000000000/500000000" {
+		t.Errorf("the saved scenario's mix = %q", v)
+	}
+	if got := d.Find(`[data-testid=api-cost]`).Text(); got != want {
+		t.Errorf("the saved scenario's API cost = %q, want %q", got, want)
 	}
 }

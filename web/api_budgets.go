@@ -8,11 +8,15 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -28,7 +32,63 @@ type apiBudget struct {
 	Period     string            `json:"period"`
 	Scope      store.BudgetScope `json:"scope"`
 	Thresholds []int             `json:"thresholds"`
-	Recipients []string          `json:"recipients"`
+	// Recipients get the budget's alerts (not the daily digest).
+	Recipients []string `json:"recipients"`
+	// Status is where the budget stands today, as the budgets page shows
+	// it (GET only).
+	Status *apiBudgetStatus `json:"status,omitempty"`
+}
+
+// apiBudgetStatus is a budget's current period: the same numbers as the
+// dashboard, the budgets page, the alerts and the digest (budget.Status).
+type apiBudgetStatus struct {
+	PeriodStart string          `json:"period_start"`
+	PeriodEnd   string          `json:"period_end"`
+	Spent       decimal.Decimal `json:"spent"`
+	Percent     int             `json:"percent"`
+	Remaining   decimal.Decimal `json:"remaining"`
+	// Forecast and RunsOutOn are null when the data is too old to
+	// forecast from (DataNote says so).
+	Forecast  *decimal.Decimal `json:"forecast"`
+	RunsOutOn *string          `json:"runs_out_on"`
+	// Standing is ok, warn (forecast over), over, or stale (not over, but
+	// on data too old or late to say it is on track).
+	Standing string `json:"standing"`
+	DataNote string `json:"data_note,omitempty"`
+}
+
+func apiStatusOf(bs budget.Status) *apiBudgetStatus {
+	st := &apiBudgetStatus{PeriodStart: bs.First.Format(time.DateOnly), PeriodEnd: bs.Last.Format(time.DateOnly),
+		Spent: bs.Spent, Percent: bs.Percent, Remaining: bs.Remaining, Standing: string(bs.Standing), DataNote: bs.Withheld + bs.Late}
+	if bs.ForecastOK {
+		f := bs.Forecast
+		st.Forecast = &f
+	}
+	if bs.RunsOutOK {
+		d := bs.RunsOut.Format(time.DateOnly)
+		st.RunsOutOn = &d
+	}
+	return st
+}
+
+// apiBudgetsWithStatus are bs with where each stands today.
+func (s *Server) apiBudgetsWithStatus(c echo.Context, bs []store.Budget) ([]apiBudget, error) {
+	ctx, org, st := c.Request().Context(), currentOrg(c), s.db(c)
+	rep, err := freshness.Load(ctx, st, *org, s.now())
+	if err != nil {
+		return nil, err
+	}
+	statuses, err := spend.BudgetStatuses(ctx, st, *org, bs, spend.Current(rep))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]apiBudget, 0, len(bs))
+	for i, b := range bs {
+		a := apiBudgetOf(b)
+		a.Status = apiStatusOf(statuses[i])
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func apiBudgetOf(b store.Budget) apiBudget {
@@ -88,9 +148,9 @@ func (s *Server) handleAPIBudgetList(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]apiBudget, 0, len(bs))
-	for _, b := range bs {
-		out = append(out, apiBudgetOf(b))
+	out, err := s.apiBudgetsWithStatus(c, bs)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"budgets": out})
 }
@@ -100,7 +160,11 @@ func (s *Server) handleAPIBudgetShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, apiBudgetOf(b))
+	out, err := s.apiBudgetsWithStatus(c, []store.Budget{b})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, out[0])
 }
 
 func (s *Server) handleAPIBudgetCreate(c echo.Context) error {

@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 )
@@ -18,6 +20,10 @@ type apiSpend struct {
 	Basis  string            `json:"basis"` // billed or amortized (?basis=)
 	Days   []apiSpendDay     `json:"days"`
 	Totals map[string]string `json:"totals"`
+	// DataThrough is how far each source of the spend asked for reaches,
+	// and whether it is late (docs/data-model.md, "Freshness"): a day
+	// after a source's data_through is missing that source, not zero.
+	DataThrough []freshness.View `json:"data_through"`
 }
 
 type apiSpendDay struct {
@@ -45,15 +51,28 @@ func (s *Server) handleAPISpend(c echo.Context) error {
 	if err := s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today); err != nil {
 		return err
 	}
-	days, totals, err := spend.Daily(c.Request().Context(), s.db(c), org.ID, sq.Filter, sq.Group)
+	ctx := c.Request().Context()
+	days, totals, err := spend.Daily(ctx, s.db(c), org.ID, sq.Filter, sq.Group)
 	if err != nil {
 		return err
 	}
-	out := apiSpend{Basis: string(sq.Filter.Cost), Days: make([]apiSpendDay, 0, len(days)), Totals: map[string]string{}}
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return err
+	}
+	out := apiSpend{Basis: string(sq.Filter.Cost), Days: make([]apiSpendDay, 0, len(days)), Totals: map[string]string{},
+		DataThrough: rep.Views(freshness.ScopeOfFilter(sq.Filter))}
 	for _, d := range days {
 		day := apiSpendDay{Date: d.Day.Format(time.DateOnly), Currency: d.Currency, Groups: map[string]string{}}
+		// Groups are named as every face names them (spend.GroupLabel):
+		// "Cloud (not LLM)", "OpenAI — model not billed", "(none)".
+		labelled := map[string]decimal.Decimal{}
 		for g, v := range d.Groups {
-			day.Groups[g] = quantity.FormatExact(v)
+			l := spend.GroupLabel(sq.Group, g)
+			labelled[l] = labelled[l].Add(v)
+		}
+		for l, v := range labelled {
+			day.Groups[l] = quantity.FormatExact(v)
 		}
 		out.Days = append(out.Days, day)
 	}

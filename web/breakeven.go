@@ -87,8 +87,20 @@ func (s *Server) breakEvenView(c echo.Context, q url.Values) (views.BreakEvenVie
 		Tiers: tiers, TiersText: tiersText(tiers),
 	}
 	b, errs := breakEvenBodyFromForm(form)
-	// The mix is always the org's own usage, each model at its own rates.
+	// The mix is the one typed, priced model by model as the CLI's --usage
+	// prices it (and the models and volume above are then the mix's own);
+	// without one, the org's own usage, each model at its own rates.
 	b.Usage = advisor.MixUsage(usage)
+	if typed := strings.TrimSpace(form.Get("usage")); typed != "" {
+		mix, err := advisor.ParseUsage("Usage mix", typed)
+		if err != nil {
+			errs = append(errs, err.Error())
+		} else {
+			b.Usage, b.Model, b.Models = mix, "", nil
+			b.InputTokens, b.OutputTokens, b.CachedTokens = 0, 0, 0
+			v.TypedMix = true
+		}
+	}
 	if len(errs) > 0 {
 		p, _ := advisor.LoadOrgPrices(ctx, nil, 0, advisor.PriceCatalog, now)
 		v.Errors, v.Prices = errs, priceInfo(p)
@@ -128,7 +140,7 @@ func breakEvenDefaults(usage []store.LLMUsage, peak store.LLMPeak) url.Values {
 	return url.Values{
 		"models": {model}, "input_tokens": {strconv.FormatInt(t.UncachedInputTokens(), 10)},
 		"output_tokens": {strconv.FormatInt(t.OutputTokens, 10)}, "cached_tokens": {strconv.FormatInt(t.CachedTokens, 10)},
-		"open_model": {""}, "substitutes": {""}, "precision": {""}, "pricing": {"on-demand"}, "utilization": {"0.7"},
+		"open_model": {""}, "substitutes": {""}, "usage": {""}, "precision": {""}, "pricing": {"on-demand"}, "utilization": {"0.7"},
 		"peak_factor": {pf}, "overhead_month_usd": {"0"}, "seq_len": {"4096"}, "price_source": {advisor.PriceOverrides},
 	}
 }
@@ -184,6 +196,7 @@ func breakEvenValues(b advisor.BreakEvenBody) url.Values {
 		"pricing":       {"on-demand"},
 		"price_source":  {b.PriceSource},
 		"substitutes":   {advisor.FormatSubstitutes(b.Substitutes)},
+		"usage":         {advisor.FormatUsage(b.Usage)},
 	}
 	if b.OpenModel == "" && b.OpenParams > 0 {
 		v.Set("open_model", "custom")
@@ -233,6 +246,12 @@ func (s *Server) handleScenarioCreate(c echo.Context) error {
 		return s.breakEvenPage(c, form, nil, name, "Fix the inputs before saving: "+strings.Join(v.Errors, "; "))
 	}
 	b, _ := breakEvenBodyFromForm(v.Form)
+	if typed := strings.TrimSpace(v.Form.Get("usage")); typed != "" {
+		// A typed mix is part of the scenario (checked above).
+		if b.Usage, err = advisor.ParseUsage("Usage mix", typed); err != nil {
+			return err
+		}
+	}
 	inputs, err := json.Marshal(b)
 	if err != nil {
 		return err

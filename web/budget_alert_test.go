@@ -9,7 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -48,7 +48,7 @@ func TestBudgetAlertLinksToItsDashboard(t *testing.T) {
 		t.Fatalf("showing the budget recorded %v, %v; only an evaluation records crossings", as, err)
 	}
 
-	alerts, err := budget.Evaluate(ctx(), b.st, org, testNow)
+	alerts, err := schedule.BudgetAlerts(ctx(), b.st, org, testNow)
 	if err != nil || len(alerts) != 1 {
 		t.Fatalf("Evaluate = %+v, %v; want one alert", alerts, err)
 	}

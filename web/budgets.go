@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,15 +10,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -42,24 +41,13 @@ func (s *Server) requireBudgetAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// budgetStatus works out where b stands today: the current period's spend,
-// forecast and "runs out on", and the spend of the history periods before
-// it. Showing a crossing records nothing: budget.Evaluate alone records
-// and claims crossed thresholds, so that each is alerted once.
-func (s *Server) budgetStatus(ctx context.Context, st *store.Store, org *store.Org, b store.Budget, today time.Time, history int) (views.BudgetStatus, error) {
-	bs, err := budget.Load(ctx, st, *org, b, today, history)
-	if err != nil {
-		return views.BudgetStatus{}, err
-	}
-	return budgetStatusView(bs), nil
-}
-
 // budgetStatusView is a budget's status as the pages show it.
 func budgetStatusView(bs budget.Status) views.BudgetStatus {
 	v := views.BudgetStatus{
 		Budget: bs.Budget, Today: bs.Today, First: bs.First, Last: bs.Last, Spent: bs.Spent, Remaining: bs.Remaining,
 		Forecast: bs.Forecast, Method: bs.Method, Percent: bs.Percent, Status: string(bs.Standing), DaysLeft: bs.DaysLeft,
 		RunsOut: bs.RunsOut, RunsOutOK: bs.RunsOutOK, Crossed: bs.Crossed, FromCharges: bs.FromCharges,
+		ForecastOK: bs.ForecastOK, DataNote: bs.Withheld + bs.Late,
 	}
 	for _, h := range bs.History {
 		v.History = append(v.History, views.PeriodSpend{First: h.First, Last: h.Last, Spent: h.Spent, Percent: h.Percent,
@@ -76,14 +64,20 @@ func (s *Server) handleBudgets(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	today := s.today(org)
+	// Showing a crossing records nothing: the alert job alone claims
+	// crossed thresholds (schedule.BudgetAlerts), so that each is alerted
+	// once.
+	rep, err := freshness.Load(ctx, st, *org, s.now())
+	if err != nil {
+		return err
+	}
+	all, err := spend.BudgetStatuses(ctx, st, *org, bs, spend.Current(rep))
+	if err != nil {
+		return err
+	}
 	var statuses []views.BudgetStatus
-	for _, b := range bs {
-		status, err := s.budgetStatus(ctx, st, org, b, today, 0)
-		if err != nil {
-			return err
-		}
-		statuses = append(statuses, status)
+	for _, st := range all {
+		statuses = append(statuses, budgetStatusView(st))
 	}
 	return render(c, http.StatusOK, views.BudgetsPage(s.shell(c, "Budgets", "budgets"), statuses))
 }
@@ -99,8 +93,11 @@ func (s *Server) handleBudgetShow(c echo.Context) error {
 	if b.Period == string(budget.Daily) {
 		history = historyDays
 	}
-	today := s.today(org)
-	bs, err := budget.Load(ctx, s.db(c), *org, b, today, history)
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return err
+	}
+	bs, err := spend.BudgetStatus(ctx, s.db(c), *org, b, rep.Current(freshness.ScopeOf(b.Scope)), history)
 	if err != nil {
 		return err
 	}
@@ -365,29 +362,33 @@ func (s *Server) handleBudgetDelete(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/budgets")
 }
 
-// burnDown is the ECharts option of a monthly budget's burn-down chart:
-// the period's spend added up day by day (then its forecast, dashed)
-// against the budget spread evenly over the period, to the cent; app.js
-// formats its tooltips with the chart's data-currency.
+// burnDown is the ECharts option of a monthly budget's burn-down chart
+// (budget.Status.BurnDown): the period's spend added up day by day (then
+// its forecast, dashed, unless withheld) against the budget's even pace,
+// to the cent; app.js formats its tooltips with the chart's data-currency.
 func burnDown(bs budget.Status) map[string]any {
-	var days []string
+	days := bs.BurnDown()
+	var labels []string
 	var spent, forecast, pace []any
-	n := len(bs.Cumulative)
-	for i, c := range bs.Cumulative {
-		d := budget.AddDays(bs.First, i)
-		days = append(days, d.Format("2 Jan"))
-		pace = append(pace, json.Number(bs.Budget.Amount.Mul(decimal.NewFromInt(int64(i+1))).Div(decimal.NewFromInt(int64(n))).StringFixed(2)))
-		switch {
-		case d.Before(bs.Today):
-			spent = append(spent, json.Number(c.StringFixed(2)))
-			forecast = append(forecast, nil)
-		default:
-			spent = append(spent, nil)
-			forecast = append(forecast, json.Number(c.StringFixed(2)))
+	for i, d := range days {
+		labels = append(labels, d.Day.Format("2 Jan"))
+		pace = append(pace, json.Number(d.Pace.StringFixed(2)))
+		c := json.Number(d.Cumulative.StringFixed(2))
+		if d.Actual {
+			spent, forecast = append(spent, c), append(forecast, nil)
+			if i+1 < len(days) && !days[i+1].Actual {
+				forecast[i] = c // the forecast starts where the spend ends
+			}
+		} else {
+			spent, forecast = append(spent, nil), append(forecast, c)
 		}
-		if d.Equal(budget.AddDays(bs.Today, -1)) {
-			forecast[i] = json.Number(c.StringFixed(2)) // the forecast starts where the spend ends
-		}
+	}
+	// A withheld forecast leaves the days after the spend without a line,
+	// but the pace runs to the month's end.
+	for d := len(days); d < len(bs.Cumulative); d++ {
+		day := budget.AddDays(bs.First, d)
+		labels = append(labels, day.Format("2 Jan"))
+		pace = append(pace, json.Number(budget.Pace(budget.Period(bs.Budget.Period), bs.Budget.Amount, day).StringFixed(2)))
 	}
 	line := func(name string, data []any, extra map[string]any) map[string]any {
 		m := map[string]any{"name": name, "type": "line", "data": data, "symbol": "none"}
@@ -401,7 +402,7 @@ func burnDown(bs budget.Status) map[string]any {
 		"tooltip":   map[string]any{"trigger": "axis"},
 		"legend":    map[string]any{"top": 0},
 		"grid":      map[string]any{"left": 8, "right": 16, "top": 40, "bottom": 8, "containLabel": true},
-		"xAxis":     map[string]any{"type": "category", "data": days},
+		"xAxis":     map[string]any{"type": "category", "data": labels},
 		"yAxis":     map[string]any{"type": "value", "name": bs.Budget.Currency},
 		"series": []any{
 			line("Budget, spread over the month", pace, map[string]any{"lineStyle": map[string]any{"type": "dotted", "width": 2}, "color": "#888888"}),

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
@@ -24,9 +25,18 @@ var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnt
 
 // connectionsPage renders the Connections page with v's form state.
 func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
-	cs, err := s.db(c).Connections(c.Request().Context(), currentOrg(c).ID)
+	ctx, org := c.Request().Context(), currentOrg(c)
+	cs, err := s.db(c).Connections(ctx, org.ID)
 	if err != nil {
 		return err
+	}
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return err
+	}
+	health := map[int64]freshness.Connection{}
+	for _, j := range rep.Connections {
+		health[j.ID] = j
 	}
 	for _, conn := range cs {
 		cv := connect.ViewOf(conn)
@@ -49,10 +59,13 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		if cv.LastBytesBilled != nil {
 			billed = quantity.FormatBytes(*cv.LastBytesBilled)
 		}
+		j := health[conn.ID]
 		v.Rows = append(v.Rows, views.ConnectionRow{
-			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], Detail: detail, Hint: conn.SecretHint,
+			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], KindKey: conn.Kind, Detail: detail, Hint: conn.SecretHint,
 			Paused: conn.Paused, LastRunAt: conn.LastRunAt, LastStatus: conn.LastStatus, LastError: conn.LastError,
 			LastRows: conn.LastRows, NextRunAt: conn.NextRunAt, BytesBilled: billed,
+			Health: string(j.Health), Fix: j.Fix, Since: j.Since, Through: j.Through, Lag: j.Lag,
+			KeyErrors: v.KeyErrors[conn.ID],
 		})
 	}
 	if v.Errors == nil {
@@ -180,6 +193,54 @@ func (s *Server) handleConnectionSync(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/connections")
 }
 
+// keyInput is the credentials a Replace key form or request carries.
+func keyInput(get func(string) string) connect.Input {
+	return connect.Input{APIKey: get("api_key"), AccessKeyID: get("access_key_id"), SecretAccessKey: get("secret_access_key"),
+		AccountKey: get("account_key"), SASToken: get("sas_token"), ServiceAccountJSON: get("service_account_json")}
+}
+
+// replaceKey replaces conn's credentials and queues a pull with them, in
+// one transaction: the page and the API share it.
+func (s *Server) replaceKey(c echo.Context, conn store.Connection, in connect.Input) (store.Connection, error) {
+	ctx := c.Request().Context()
+	var out store.Connection
+	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
+		var err error
+		if out, err = s.cfg.Connections.ReplaceKey(ctx, tx, conn.OrgID, conn.ID, in); err != nil {
+			return err
+		}
+		return s.enqueueSync(ctx, tx, out)
+	})
+	return out, err
+}
+
+// handleConnectionKey is an admin pasting a new key for a connection (the
+// fix of a revoked one): it is checked as when the connection was added,
+// sealed, and a pull is queued.
+func (s *Server) handleConnectionKey(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	_, err = s.replaceKey(c, conn, keyInput(c.FormValue))
+	var ie *connect.InputError
+	switch {
+	case errors.As(err, &ie):
+		var msgs []string
+		for _, ie := range connect.InputErrors(err) {
+			msgs = append(msgs, capitalise(ie.Msg)+".")
+		}
+		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{
+			KeyErrors: map[int64]string{conn.ID: strings.Join(msgs, " ")}})
+	case errors.Is(err, connect.ErrNoKey):
+		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{KeyErrors: map[int64]string{conn.ID: err.Error()}})
+	case err != nil:
+		return err
+	}
+	s.flash(c, conn.Name+": the new key is stored encrypted; a pull with it is queued.")
+	return c.Redirect(http.StatusSeeOther, "/connections")
+}
+
 func (s *Server) handleConnectionPause(c echo.Context) error {
 	return s.setPaused(c, true)
 }
@@ -237,6 +298,15 @@ func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
 		return err
 	}
 	conn, err := s.createConnection(c, in)
+	if err != nil {
+		return apiConnectionError(err)
+	}
+	return c.JSON(http.StatusCreated, connect.ViewOf(conn))
+}
+
+// apiConnectionError is err as the connections API answers it: a refused
+// input (every field at fault) or a server without SECRET_KEY is a 422.
+func apiConnectionError(err error) error {
 	var ie *connect.InputError
 	switch {
 	case errors.As(err, &ie):
@@ -247,10 +317,8 @@ func (s *Server) handleAPIConnectionCreate(c echo.Context) error {
 		return unprocessable("%s", strings.Join(msgs, "; "))
 	case errors.Is(err, connect.ErrNoKey):
 		return unprocessable("%s", err.Error())
-	case err != nil:
-		return err
 	}
-	return c.JSON(http.StatusCreated, connect.ViewOf(conn))
+	return err
 }
 
 func (s *Server) handleAPIConnectionDelete(c echo.Context) error {
@@ -262,6 +330,33 @@ func (s *Server) handleAPIConnectionDelete(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// handleAPIConnectionKey replaces a connection's credentials:
+// PUT /api/v1/connections/ID/key with {"api_key": …} (or the kind's
+// fields), 200 and the connection, a pull queued.
+func (s *Server) handleAPIConnectionKey(c echo.Context) error {
+	conn, err := s.pathConnection(c)
+	if err != nil {
+		return err
+	}
+	var body struct {
+		APIKey          string `json:"api_key"`
+		AccessKeyID     string `json:"access_key_id"`
+		SecretAccessKey string `json:"secret_access_key"`
+		AccountKey      string `json:"account_key"`
+		SASToken        string `json:"sas_token"`
+		ServiceAccount  string `json:"service_account_json"`
+	}
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	out, err := s.replaceKey(c, conn, connect.Input{APIKey: body.APIKey, AccessKeyID: body.AccessKeyID,
+		SecretAccessKey: body.SecretAccessKey, AccountKey: body.AccountKey, SASToken: body.SASToken, ServiceAccountJSON: body.ServiceAccount})
+	if err != nil {
+		return apiConnectionError(err)
+	}
+	return c.JSON(http.StatusOK, connect.ViewOf(out))
 }
 
 // handleAPIConnectionSync queues a pull; queued is false when one is

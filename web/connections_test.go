@@ -253,7 +253,7 @@ func addFailedConnection(t *testing.T, st *store.Store, orgID int64) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if err := st.RecordConnectionRun(ctx(), orgID, c.ID, store.ConnectionRun{At: now, Status: "failed", Error: longSyncError, NextRunAt: now.Add(6 * time.Hour)}); err != nil {
+	if _, err := st.RecordConnectionRun(ctx(), orgID, c.ID, store.ConnectionRun{At: now, Status: "failed", Error: longSyncError, NextRunAt: now.Add(6 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -352,7 +352,7 @@ func TestConnectionsGCP(t *testing.T) {
 		t.Fatalf("saved %+v", v)
 	}
 	// A pull that BigQuery billed 10 MB for.
-	err = b.st.RecordConnectionRun(ctx(), org.ID, conn.ID, store.ConnectionRun{At: time.Now(), Status: "ok", Rows: 140,
+	_, err = b.st.RecordConnectionRun(ctx(), org.ID, conn.ID, store.ConnectionRun{At: time.Now(), Status: "ok", Rows: 140,
 		NextRunAt: time.Now().Add(time.Hour), State: json.RawMessage(`{"synced_through":"2026-11-21","bytes_billed":10485760}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -376,5 +376,62 @@ func TestConnectionsGCP(t *testing.T) {
 	if err := json.Unmarshal(api.Body.Bytes(), &list); err != nil || len(list.Connections) != 1 || list.Connections[0].Kind != "gcp-bigquery" ||
 		list.Connections[0].LastBytesBilled == nil || *list.Connections[0].LastBytesBilled != 10<<20 || strings.Contains(api.Body.String(), "PRIVATE") {
 		t.Fatalf("API list %s", api.Body)
+	}
+}
+
+// TestReplaceKey: a connection whose key was revoked gets a new one pasted
+// on the page (the fix its failure mail names): checked as when added,
+// never shown back, a pull queued with it; the API does the same, and
+// refuses a key that cannot be one naming the field.
+func TestReplaceKey(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	c.get("/connections")
+	wantStatus(t, c.post("/connections", url.Values{"name": {"OpenAI prod"}, "kind": {"openai"}, "api_key": {"sk-admin-REVOKED-0000"}}),
+		http.StatusSeeOther)
+	conn, err := b.st.ConnectionByName(ctx(), org.ID, "OpenAI prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := itoa(conn.ID)
+	wantStatus(t, c.post("/connections/"+id+"/test", nil), http.StatusSeeOther)
+	if f := flashOf(t, c); !strings.Contains(f, "the test failed") {
+		t.Fatalf("the revoked key's test: %q", f)
+	}
+	if d := doc(t, c.get("/connections")); d.Find(`[data-testid=connection-key]`).Length() != 1 {
+		t.Fatal("no Replace key form for the admin")
+	}
+	rec := c.post("/connections/"+id+"/key", url.Values{"api_key": {"has a space"}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	if msg := doc(t, rec).Find(`[data-testid=connection-key-error]`).Text(); !strings.Contains(msg, "printable ASCII") {
+		t.Errorf("refused key: %q", msg)
+	}
+	wantStatus(t, c.post("/connections/"+id+"/key", url.Values{"api_key": {testAdminKey}}), http.StatusSeeOther)
+	if f := flashOf(t, c); !strings.Contains(f, "a pull with it is queued") {
+		t.Errorf("flash %q", f)
+	}
+	body := c.get("/connections").Body.String()
+	if strings.Contains(body, testAdminKey) || !strings.Contains(body, "…7q2x") {
+		t.Error("the page shows the new key, or not its hint")
+	}
+	wantStatus(t, c.post("/connections/"+id+"/test", nil), http.StatusSeeOther)
+	if f := flashOf(t, c); !strings.Contains(f, "the test call succeeded") {
+		t.Errorf("the new key's test: %q", f)
+	}
+
+	_, token, _ := b.st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPut, "/api/v1/connections/"+id+"/key", token, `{"api_key": ""}`))
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "api_key") {
+		t.Errorf("API, empty key: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodPut, "/api/v1/connections/"+id+"/key", token, `{"api_key": "`+testAdminKey+`"}`))
+	wantStatus(t, rec, http.StatusOK)
+	if strings.Contains(rec.Body.String(), testAdminKey) {
+		t.Error("the API answers with the key")
 	}
 }

@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
@@ -88,7 +91,11 @@ func (s *Server) handleDashboard(c echo.Context) error {
 			return err
 		}
 	}
-	d, err := s.dashboardView(ctx, st, org, sq, today, state.Version)
+	rep, err := freshness.Load(ctx, st, *org, s.now())
+	if err != nil {
+		return err
+	}
+	d, err := s.dashboardView(ctx, st, org, sq, rep, state.Version)
 	if err != nil {
 		return err
 	}
@@ -121,15 +128,20 @@ func (s *Server) viewQuery(org *store.Org, q url.Values, today time.Time) (spend
 	return sq, s.billing.Cfg().CheckHistory(*org, sq.Filter.From, today)
 }
 
-// dashboardView is view sq of org's spend at version (store.SpendVersion):
-// from the cache, or computed and kept there.
-func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, version string) (dashboardData, error) {
-	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version
+// dashboardView is view sq of org's spend at version (store.SpendVersion),
+// as fresh as rep says its sources are: from the cache, or computed and
+// kept there.
+func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, rep freshness.Report, version string) (dashboardData, error) {
+	today := rep.Today
+	// A source turning late, or a connection failing, changes what the
+	// page says without an import: the stamp says how fresh it all is.
+	fresh := sha256.Sum256([]byte(rep.Fingerprint()))
+	stamp := org.TimeZone + "|" + org.Currency + "|" + today.Format(time.DateOnly) + "|" + version + "|" + hex.EncodeToString(fresh[:8])
 	key := strconv.FormatInt(org.ID, 10) + "|" + stamp + "|" + sq.values().Encode()
 	if d, ok := s.dashes.get(key); ok {
 		return d, nil
 	}
-	d, err := s.dashboard(ctx, st, org, sq, today, stamp)
+	d, err := s.dashboard(ctx, st, org, sq, rep, stamp)
 	if err != nil {
 		return d, err
 	}
@@ -137,28 +149,49 @@ func (s *Server) dashboardView(ctx context.Context, st *store.Store, org *store.
 	return d, nil
 }
 
+// handleAnomalies is every unusual day of a dashboard view (its query), on
+// a page of its own: the dashboard lists the few that cost most.
+func (s *Server) handleAnomalies(c echo.Context) error {
+	d, sq, err := s.subView(c, c.QueryParams())
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.AnomaliesPage(s.shell(c, "Unusual days", "dashboard"), d.view,
+		templ.SafeURL("/dashboard?"+sq.values().Encode())))
+}
+
+// subView is the dashboard view q names, computed or cached as the
+// dashboard has it, for a page that shows part of it.
+func (s *Server) subView(c echo.Context, q url.Values) (dashboardData, spendQuery, error) {
+	ctx := c.Request().Context()
+	org := currentOrg(c)
+	sq, err := s.viewQuery(org, q, s.today(org))
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	version, err := s.db(c).SpendVersion(ctx, org.ID)
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	rep, err := freshness.Load(ctx, s.db(c), *org, s.now())
+	if err != nil {
+		return dashboardData{}, sq, err
+	}
+	d, err := s.dashboardView(ctx, s.db(c), org, sq, rep, version)
+	return d, sq, err
+}
+
 // handleDailyTable is one currency's daily table of a dashboard view (the
 // view's query and currency=): what the view's closed table fetches when
 // opened, or, without htmx, a page of its own.
 func (s *Server) handleDailyTable(c echo.Context) error {
-	ctx := c.Request().Context()
-	org := currentOrg(c)
-	today := s.today(org)
 	q := c.QueryParams()
 	cur := strings.ToUpper(q.Get("currency"))
 	if cur == "" {
 		return unprocessable("currency: say which currency's table, as in currency=USD")
 	}
 	q.Del("currency")
-	sq, err := s.viewQuery(org, q, today)
-	if err != nil {
-		return err
-	}
-	version, err := s.db(c).SpendVersion(ctx, org.ID)
-	if err != nil {
-		return err
-	}
-	d, err := s.dashboardView(ctx, s.db(c), org, sq, today, version)
+	d, sq, err := s.subView(c, q)
 	if err != nil {
 		return err
 	}
@@ -176,13 +209,14 @@ func (s *Server) handleDailyTable(c echo.Context) error {
 	return echo.NewHTTPError(http.StatusNotFound, "This view has no spend in that currency.")
 }
 
-// dashboard computes a view; stamp says which data and day it is computed
-// on (see headlineCache).
-func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, today time.Time, stamp string) (dashboardData, error) {
+// dashboard computes a view; stamp says which data, day and freshness it
+// is computed on (see headlineCache).
+func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org, sq spendQuery, rep freshness.Report, stamp string) (dashboardData, error) {
 	f := sq.Filter
+	today := rep.Today
 	head, ok := s.heads.get(org.ID, stamp)
 	if !ok {
-		h, err := spend.BuildHeadline(ctx, st, *org, today)
+		h, err := spend.BuildHeadline(ctx, st, *org, rep)
 		if err != nil {
 			return dashboardData{}, err
 		}
@@ -211,6 +245,8 @@ func (s *Server) dashboard(ctx context.Context, st *store.Store, org *store.Org,
 		s.breaks.put(bkey, breakdown)
 	}
 	d := layoutDashboard(org.Currency, sq, head, o)
+	// The chart's JSON says how far each source in the view reaches.
+	d.chart.DataThrough = rep.Views(freshness.ScopeOfFilter(f))
 	if d.view.Empty != nil {
 		// Nothing in the range: say which days the data covers, and offer them.
 		first, last, ok, err := st.SpendSpan(ctx, org.ID)
@@ -265,16 +301,14 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 	}
 
 	spent := false
+	var anomalies []spend.Anomaly
 	for _, co := range o.Currencies {
 		rs := co.Series
 		if !rs.Total().IsZero() {
 			spent = true
 		}
 		d.series = append(d.series, rs)
-		for _, a := range co.Anomalies {
-			v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
-				Baseline: a.Baseline, Drivers: moverViews(a.Drivers, sq.Group)})
-		}
+		anomalies = append(anomalies, co.Anomalies...)
 		d.anomalies = append(d.anomalies, co.Anomalies)
 		if len(o.Currencies) == 1 {
 			v.Daily = append(v.Daily, dailyTable(rs, co.Anomalies))
@@ -291,6 +325,14 @@ func layoutDashboard(orgCurrency string, sq spendQuery, head headlinePart, o spe
 		}
 		d.chart.Charts = append(d.chart.Charts, chartFor(rs, co.Anomalies, head.budgets, sq))
 	}
+	// The few that matter: ranked by what they cost beyond the usual; the
+	// page lists TopAnomalies, and links to the rest.
+	spend.RankAnomalies(anomalies, orgCurrency)
+	for _, a := range anomalies {
+		v.Anomalies = append(v.Anomalies, views.Anomaly{Day: a.Day, Currency: a.Currency, Amount: a.Amount,
+			Baseline: a.Baseline, Impact: a.Impact(), Drivers: moverViews(a.Drivers, sq.Group)})
+	}
+	v.TopAnomalies = spend.TopAnomalies
 	d.chart.Group = string(sq.Group)
 	d.chart.View = sq.Chart
 	budgetLines := slices.ContainsFunc(d.chart.Charts, func(p currencyPlot) bool { return len(p.Budgets) > 0 })
@@ -353,12 +395,39 @@ func dimensionName(d store.Dimension) string {
 // headlineView lays out the headline for the page.
 func headlineView(h spend.Headline, today time.Time) views.Headline {
 	v := views.Headline{Yesterday: h.Yesterday, Today: today}
+	loc := h.Fresh.Loc
+	through := func(ss []freshness.Source, n int) string {
+		var parts []string
+		for i, s := range ss {
+			if i == n {
+				parts = append(parts, strconv.Itoa(len(ss)-n)+" more")
+				break
+			}
+			parts = append(parts, s.Name()+" through "+s.LastDay(loc).Format("Mon 2 Jan"))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if note := h.YesterdayNote; note.NoData {
+		v.NoYesterday = "No data for yesterday yet — newest: " + through(note.Missing, 3)
+	} else if len(note.Missing) > 0 {
+		v.Partial = "Not all in yet: " + through(note.Missing, 3)
+	}
+	for _, s := range h.Fresh.Sources {
+		v.Sources = append(v.Sources, views.SourceFresh{Name: s.Name(), Source: s.Source, Kind: s.Kind.Name,
+			Through: s.Through, LastDay: s.LastDay(loc), Late: s.Late(h.Fresh.At), Lag: s.Lag})
+	}
+	for _, c := range h.Fresh.Problems() {
+		v.Problems = append(v.Problems, views.ConnectionProblem{Name: c.Name, Kind: c.Kind, Health: string(c.Health),
+			Error: c.Error, Fix: c.Fix, Since: c.Since, Through: c.Through})
+	}
 	for _, c := range h.Currencies {
 		v.Currencies = append(v.Currencies, views.HeadlineCurrency{
 			Currency: c.Currency, Yesterday: c.Day.Spent, DayBefore: c.Day.DayBefore, Change: c.Day.Change(),
 			Percent: c.Day.Percent(), DailyBudget: c.DailyBudget, MonthlyBudget: c.MonthlyBudget,
-			DailyOver: c.DailyOver, DailyCount: c.DailyCount, MonthlyOver: c.MonthlyOver, MonthlyWarn: c.MonthlyForecastOver,
+			DailyOver: c.DailyOver, DailyStale: c.DailyStale, DailyCount: c.DailyCount, MonthlyOver: c.MonthlyOver,
+			MonthlyWarn: c.MonthlyForecastOver, MonthlyStale: c.MonthlyStale,
 			MonthlyCount: c.MonthlyCount, MonthToDate: c.Month.MonthToDate, Forecast: c.Month.Forecast,
+			ForecastOK: c.Month.ForecastOK, ForecastLate: c.Month.Late,
 			ForecastMethod: c.Month.Method, LastMonth: c.Month.LastMonth, LastMonthDay: c.Month.LastMonthDay,
 		})
 	}
@@ -437,6 +506,9 @@ type chartData struct {
 	Group  string         `json:"group"`
 	View   string         `json:"view"` // daily or cumulative
 	Charts []currencyPlot `json:"charts"`
+	// DataThrough is how far each source of the view's spend reaches
+	// (docs/data-model.md, "Freshness").
+	DataThrough []freshness.View `json:"data_through"`
 }
 
 type currencyPlot struct {
@@ -497,8 +569,8 @@ var budgetMonths = struct {
 const maxBudgetMonths = 4096
 
 // budgetMonthLines is the budgetMonth of a budget of amount per period, in
-// the month of day. The pace adds the day's amount up from the 1st (each
-// sum exact), then rounds to the cent.
+// the month of day: its daily amount and its pace (budget.DailyAmount and
+// budget.PaceLine, as the budget's burn-down draws it), to the cent.
 func budgetMonthLines(period budget.Period, amount decimal.Decimal, day time.Time) budgetMonth {
 	days := budget.DaysInMonth(day)
 	key := string(period) + "|" + strconv.Itoa(days) + "|" + amount.String()
@@ -508,12 +580,9 @@ func budgetMonthLines(period budget.Period, amount decimal.Decimal, day time.Tim
 	if ok {
 		return bm
 	}
-	daily := budget.DailyAmount(period, amount, day)
-	bm = budgetMonth{daily: quantity.FormatFixed(daily, 2), pace: make([]string, days)}
-	pace := decimal.Zero
-	for i := range bm.pace {
-		pace = pace.Add(daily)
-		bm.pace[i] = quantity.FormatFixed(pace, 2)
+	bm = budgetMonth{daily: quantity.FormatFixed(budget.DailyAmount(period, amount, day), 2), pace: make([]string, days)}
+	for i, p := range budget.PaceLine(period, amount, day) {
+		bm.pace[i] = quantity.FormatFixed(p, 2)
 	}
 	budgetMonths.Lock()
 	if len(budgetMonths.m) >= maxBudgetMonths {
@@ -603,7 +672,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 			for _, g := range s.Groups {
 				for i, day := range s.Days {
 					if x := s.ByGroup[g][i]; !x.IsZero() {
-						t.add(day.Format(time.DateOnly), s.Currency, s.Name(g), money(x))
+						t.add(day.Format(time.DateOnly), s.Currency, spend.GroupLabel(s.Dim, s.Name(g)), money(x))
 					}
 				}
 			}
@@ -643,7 +712,7 @@ func dashboardCSV(c echo.Context, d dashboardData) error {
 				if i > 0 {
 					drivers += "; "
 				}
-				drivers += spend.GroupName(m.Group) + " +" + money(m.Change)
+				drivers += m.Group + " +" + money(m.Change)
 			}
 			t.add(a.Day.Format(time.DateOnly), a.Currency, money(a.Amount), money(a.Baseline), drivers)
 		}

@@ -353,7 +353,7 @@ func TestAPISpendRefusesBadQueries(t *testing.T) {
 	rec := httptest.NewRecorder()
 	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/spend?from=2026-01-01&to=2026-01-31&group_by=model", token, ""))
 	wantStatus(t, rec, http.StatusOK)
-	if strings.TrimSpace(rec.Body.String()) != `{"basis":"billed","days":[],"totals":{}}` {
+	if strings.TrimSpace(rec.Body.String()) != `{"basis":"billed","days":[],"totals":{},"data_through":[]}` {
 		t.Fatalf("empty = %s", rec.Body)
 	}
 }

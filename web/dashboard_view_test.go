@@ -3,14 +3,17 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/shopspring/decimal"
 
 	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -202,5 +205,80 @@ func TestEmptyRangeAfterTheLastBill(t *testing.T) {
 	var got struct{ Charts []json.RawMessage }
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got.Charts) != 1 {
 		t.Errorf("a range with EUR spend: charts %s (%v), want EUR's", rec.Body, err)
+	}
+}
+
+// TestOnePaceEverywhere: a monthly budget's pace is the same line on the
+// dashboard's cumulative chart and on the budget's burn-down (one
+// function, budget.PaceLine), and its forecast the same number on the
+// budget's page and in the API.
+func TestOnePaceEverywhere(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner, token, res := demoOrg(t, b)
+	c := b.client(t)
+	c.login(owner.Email)
+	all := res.Budgets[0] // "All cloud and LLM spend": monthly, every spend
+	var chart struct {
+		Charts []struct {
+			Currency string
+			Days     []string
+			Budgets  []struct {
+				Name string
+				Pace []string
+			}
+		}
+	}
+	rec := c.get("/dashboard?range=this-month&chart=cumulative&format=json")
+	wantStatus(t, rec, http.StatusOK)
+	if err := json.Unmarshal(rec.Body.Bytes(), &chart); err != nil {
+		t.Fatal(err)
+	}
+	var dash []string
+	for _, ch := range chart.Charts {
+		for _, bl := range ch.Budgets {
+			if bl.Name == "Budget: "+all.Name {
+				dash = bl.Pace
+			}
+		}
+	}
+	var burn struct {
+		Series []struct {
+			Name string
+			Data []json.Number
+		}
+	}
+	page := doc(t, c.get("/budgets/"+itoa(all.ID)))
+	if err := json.Unmarshal([]byte(page.Find(`script#burn-chart`).Text()), &burn); err != nil {
+		t.Fatal(err)
+	}
+	var down []string
+	for _, s := range burn.Series {
+		if s.Name == "Budget, spread over the month" {
+			for _, v := range s.Data {
+				down = append(down, v.String())
+			}
+		}
+	}
+	if len(dash) == 0 || len(dash) > len(down) {
+		t.Fatalf("pace on the dashboard %v, on the burn-down %v", dash, down)
+	}
+	for i := range dash {
+		if dash[i] != down[i] {
+			t.Fatalf("day %d: the dashboard's pace %s, the burn-down's %s", i+1, dash[i], down[i])
+		}
+	}
+
+	card := strings.TrimSpace(page.Find(`[data-testid=budget-forecast]`).Text())
+	rec = httptest.NewRecorder()
+	b.srv.ServeHTTP(rec, apiRequest(http.MethodGet, "/api/v1/budgets/"+itoa(all.ID), token, ""))
+	var api struct {
+		Status struct{ Forecast *decimal.Decimal }
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &api); err != nil || api.Status.Forecast == nil {
+		t.Fatalf("API budget %s (%v)", rec.Body, err)
+	}
+	if want := quantity.FormatMoney(*api.Status.Forecast, all.Currency); card != want {
+		t.Errorf("the budget page's forecast %q, the API's %q", card, want)
 	}
 }

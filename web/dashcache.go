@@ -170,6 +170,14 @@ func sizeSeries(s spend.Series) int64 {
 
 func (c chartData) size() int64 {
 	n := sizeString(c.Group) + sizeString(c.View) + sizeSliceHdr
+	n += sizeSliceHdr
+	for _, v := range c.DataThrough {
+		n += sizeString(v.Name) + sizeString(v.Source) + sizeString(v.Provider) + sizeString(v.Connection) + sizeString(v.LastDay) +
+			sizeTime + 2*sizeWord + sizeSliceHdr + int64(len(v.Accounts))*sizeTime
+		for _, a := range v.Accounts {
+			n += sizeString(a.ID)
+		}
+	}
 	for _, p := range c.Charts {
 		n += sizeString(p.Currency) + sizeStrings(p.Days) + sizeStrings(p.Totals) + sizeStrings(p.Cumulative)
 		n += sizeSliceHdr

@@ -83,16 +83,26 @@ func (s *Server) handleDigestSettings(c echo.Context) error {
 func (s *Server) handleDigestSave(c echo.Context) error {
 	org := currentOrg(c)
 	set := store.DigestSettings{OrgID: org.ID, Enabled: c.FormValue("enabled") == "1",
-		When: c.FormValue("when"), Recipients: c.FormValue("recipients"), SendHour: -1}
+		When: c.FormValue("when"), Recipients: c.FormValue("recipients"), SendHour: -1, WaitUntilHour: -1}
 	errs := map[string]string{}
 	for h := range 24 {
 		if c.FormValue("send_hour") == strconv.Itoa(h) {
 			set.SendHour = h
 		}
+		if c.FormValue("wait_until_hour") == strconv.Itoa(h) {
+			set.WaitUntilHour = h
+		}
 	}
 	if set.SendHour < 0 {
 		errs["send_hour"] = "Choose an hour from 00:00 to 23:00."
 		set.SendHour = store.DefaultDigestSettings(org.ID).SendHour
+	}
+	if set.WaitUntilHour < 0 {
+		// A form from before the setting existed: no waiting.
+		set.WaitUntilHour = set.SendHour
+		if c.FormValue("wait_until_hour") != "" {
+			errs["wait_until_hour"] = "Choose an hour from 00:00 to 23:00."
+		}
 	}
 	if set.When != store.DigestWhenOver && set.When != store.DigestWhenAlways {
 		errs["when"] = "Choose when the digest is sent."

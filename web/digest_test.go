@@ -108,14 +108,20 @@ func TestDigestSettings(t *testing.T) {
 		t.Errorf("preview:\n%s", body)
 	}
 
-	rec = c.post("/settings/digest", url.Values{"enabled": {"1"}, "send_hour": {"7"}, "when": {"always"}, "recipients": {"members"}})
+	if v, _ := d.Find(`[data-testid=wait-until-hour] option[selected]`).Attr("value"); v != "12" {
+		t.Errorf("the digest waits until %q by default, want 12", v)
+	}
+	rec = c.post("/settings/digest", url.Values{"enabled": {"1"}, "send_hour": {"7"}, "wait_until_hour": {"10"}, "when": {"always"},
+		"recipients": {"members"}})
 	wantStatus(t, rec, http.StatusSeeOther)
 	set, err := b.st.DigestSettings(ctx(), org.ID)
-	if err != nil || !set.Enabled || set.SendHour != 7 || set.When != "always" || set.Recipients != "members" {
+	if err != nil || !set.Enabled || set.SendHour != 7 || set.WaitUntilHour != 10 || set.When != "always" || set.Recipients != "members" {
 		t.Fatalf("settings %+v, %v", set, err)
 	}
 	c.get("/settings/digest")
 	rec = c.post("/settings/digest", url.Values{"send_hour": {"24"}, "when": {"always"}, "recipients": {"members"}})
+	wantStatus(t, rec, http.StatusUnprocessableEntity)
+	rec = c.post("/settings/digest", url.Values{"send_hour": {"7"}, "wait_until_hour": {"noon"}, "when": {"always"}, "recipients": {"members"}})
 	wantStatus(t, rec, http.StatusUnprocessableEntity)
 
 	m := b.client(t)

@@ -408,3 +408,27 @@ func TestNotifierWithoutMailSaysSo(t *testing.T) {
 		t.Errorf("flash = %q", f)
 	}
 }
+
+// TestWhoGetsWhat: the budget form's recipients are called what they are
+// (they get the budget's alerts, not the digest), and Settings →
+// Notifications says who gets each kind of notification.
+func TestWhoGetsWhat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	form := doc(t, c.get("/budgets/new"))
+	label := form.Find(`[data-testid=alert-recipients]`).Parent().Text()
+	if !strings.Contains(label, "Alert recipients") || !strings.Contains(label, "not the daily digest") ||
+		strings.Contains(form.Text(), "Digest recipients") {
+		t.Errorf("the recipients field reads %q", label)
+	}
+	table := doc(t, c.get("/settings/notifications")).Find(`[data-testid=who-gets-what]`).Text()
+	for _, want := range []string{"Budget alert", "the budget's alert recipients", "Daily digest", "not a budget's alert recipients",
+		"Connection failing", "owners and admins"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("who gets what lacks %q:\n%s", want, table)
+		}
+	}
+}

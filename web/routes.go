@@ -171,6 +171,7 @@ func (s *Server) routes() {
 	e.POST("/connections", s.handleConnectionCreate, admin...)
 	e.POST("/connections/:id/test", s.handleConnectionTest, admin...)
 	e.POST("/connections/:id/sync", s.handleConnectionSync, admin...)
+	e.POST("/connections/:id/key", s.handleConnectionKey, admin...)
 	e.POST("/connections/:id/pause", s.handleConnectionPause, admin...)
 	e.POST("/connections/:id/resume", s.handleConnectionResume, admin...)
 	e.POST("/connections/:id/delete", s.handleConnectionDelete, admin...)
@@ -182,6 +183,7 @@ func (s *Server) routes() {
 	budgetAdmin := app(s.requireBudgetAdmin)
 	e.GET("/dashboard", s.handleDashboard, app()...)
 	e.GET("/dashboard/daily", s.handleDailyTable, app()...)
+	e.GET("/dashboard/anomalies", s.handleAnomalies, app()...)
 	e.GET("/budgets", s.handleBudgets, app()...)
 	e.GET("/budgets/new", s.handleBudgetNew, budgetAdmin...)
 	e.POST("/budgets", s.handleBudgetCreate, budgetAdmin...)
@@ -215,6 +217,7 @@ func (s *Server) routes() {
 	e.POST("/api/v1/connections", s.handleAPIConnectionCreate, apiAdmin...)
 	e.DELETE("/api/v1/connections/:id", s.handleAPIConnectionDelete, apiAdmin...)
 	e.POST("/api/v1/connections/:id/sync", s.handleAPIConnectionSync, apiAdmin...)
+	e.PUT("/api/v1/connections/:id/key", s.handleAPIConnectionKey, apiAdmin...)
 
 	// --- GPU advisor, break-even and prices ---
 	// The advisor and break-even pages are GETs of pure computations: their

@@ -97,7 +97,7 @@ func TestDashboardAPIAndSpendDayAgree(t *testing.T) {
 		}
 	}
 
-	rep, err := spend.Day(ctx(), b.st, org.ID, day, store.DimProvider)
+	rep, err := spend.Day(ctx(), b.st, org.ID, day, store.DimProvider, budget.EndOf(day))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ var apiWriteRoles = map[string]access.Role{
 	"POST /api/v1/connections":          access.Admin,
 	"DELETE /api/v1/connections/:id":    access.Admin,
 	"POST /api/v1/connections/:id/sync": access.Admin,
+	"PUT /api/v1/connections/:id/key":   access.Admin,
 	"PUT /api/v1/tiers":                 access.Admin,
 	"DELETE /api/v1/tiers":              access.Admin,
 	"POST /api/v1/advise":               access.Viewer, // computations: they change nothing

@@ -14,6 +14,8 @@ import (
 
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/digest"
+	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
@@ -124,7 +126,7 @@ var errRollback = errors.New("rolled back")
 //     connection fenced to the org as a request is;
 //   - the daily digest's numbers (digest.Build for yesterday), as the
 //     digest job builds them, unfenced;
-//   - the budget alert evaluation (budget.Evaluate) as the alert job runs
+//   - the budget alert evaluation (schedule.BudgetAlerts) as the alert job runs
 //     it, in a transaction: "first" rolls every evaluation back, so each
 //     one claims the crossings and reads the drivers as the first
 //     evaluation after an import does; "repeat" claims once and then
@@ -184,20 +186,26 @@ func numbers(ctx context.Context, args []string) error {
 		run           func(st *store.Store) (int, error) // one run; the alerts it made
 	}
 	evaluate := func(st *store.Store) (int, error) {
-		as, err := budget.Evaluate(ctx, st, org, now)
+		as, err := schedule.BudgetAlerts(ctx, st, org, now)
 		return len(as), err
 	}
 	measures := []measure{
 		{name: "budget cards (spend.BuildHeadline)", fenced: true, run: func(st *store.Store) (int, error) {
-			_, err := spend.BuildHeadline(ctx, st, org, today)
+			// As a request reads them: how fresh the sources are, then the
+			// headline resting on it.
+			rep, err := freshness.Load(ctx, st, org, now)
+			if err != nil {
+				return 0, err
+			}
+			_, err = spend.BuildHeadline(ctx, st, org, rep)
 			return 0, err
 		}},
 		{name: "digest numbers (digest.Build)", run: func(st *store.Store) (int, error) {
 			_, err := digest.Build(ctx, st, org, yesterday, now)
 			return 0, err
 		}},
-		{name: "alerts, first (budget.Evaluate)", claims: true, run: evaluate},
-		{name: "alerts, repeat (budget.Evaluate)", claims: true, again: true, run: evaluate},
+		{name: "alerts, first (schedule.BudgetAlerts)", claims: true, run: evaluate},
+		{name: "alerts, repeat (schedule.BudgetAlerts)", claims: true, again: true, run: evaluate},
 	}
 	for _, m := range measures {
 		var ds []time.Duration

@@ -77,8 +77,11 @@ func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error)
 	if bill.Enabled() {
 		importer.RowQuota = bill.RowQuota
 	}
+	// A connection that starts failing, or stalls, is told to the org's
+	// admins by the notifier, as alerts are.
 	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
 		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, BigQueryURL: cfg.BigQueryURL, GoogleTokenURL: cfg.GoogleTokenURL,
+		Notifier:             notifier,
 		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
 	connect.Register(workers, conns, queue)
 	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -58,7 +57,7 @@ func runBreakEven(ctx context.Context, cfg Config, log *slog.Logger, args []stri
 	b.SeqLen = f.int(quantity.Count, "seq-len", seqLen)
 	b.GPUPrice = f.money("gpu-price", gpuPrice)
 	b.OverheadMonthUSD = f.money("overhead", overhead)
-	if b.Usage, err = f.usage(usage); err != nil {
+	if b.Usage, err = advisor.ParseUsage("--usage", usage); err != nil {
 		return fmt.Errorf("breakeven: %w", err)
 	}
 	if f.err != nil {
@@ -117,29 +116,4 @@ func printBreakEven(stdout io.Writer, res pricing.BreakEvenResult) {
 		fmt.Fprintf(tw, "all models\t%s\t\t\t%s\t\t\n", quantity.FormatAmount(m.APICostMonthUSD), quantity.FormatAmount(m.SelfHostCostMonthUSD))
 		tw.Flush()
 	}
-}
-
-// usage reads --usage, the monthly tokens per API model of a mix:
-// model=input/output[/cached], comma-separated. A malformed part is the
-// error; a bad number joins f's.
-func (f *flagNumbers) usage(s string) ([]advisor.UsageBody, error) {
-	var us []advisor.UsageBody
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part == "" {
-			continue
-		}
-		model, toks, ok := strings.Cut(part, "=")
-		nums := strings.Split(toks, "/")
-		if !ok || strings.TrimSpace(model) == "" || len(nums) < 2 || len(nums) > 3 {
-			return nil, fmt.Errorf("--usage %q is not model=input/output[/cached]", part)
-		}
-		u := advisor.UsageBody{Model: strings.TrimSpace(model)}
-		u.InputTokens = f.float(quantity.Tokens, "usage "+u.Model+" input", nums[0])
-		u.OutputTokens = f.float(quantity.Tokens, "usage "+u.Model+" output", nums[1])
-		if len(nums) == 3 {
-			u.CachedTokens = f.float(quantity.Tokens, "usage "+u.Model+" cached", nums[2])
-		}
-		us = append(us, u)
-	}
-	return us, nil
 }

@@ -26,6 +26,8 @@ const connectionUsage = `usage:
                           (--account-key-file FILE|- | --sas-token-file FILE|-) [--endpoint-url URL] [--json]
   burnrate connection add --org SLUG --name NAME --kind gcp-bigquery --table PROJECT.DATASET.TABLE
                           --service-account-file KEY.json|- [--start-date YYYY-MM-DD] [--restate-days N] [--json]
+  burnrate connection key --org SLUG NAME (--api-key-file FILE|- | [--access-key-id ID] --secret-access-key-file FILE|-
+                          | --account-key-file FILE|- | --sas-token-file FILE|-) [--json]
   burnrate connection list --org SLUG [--json]
   burnrate connection sync --org SLUG [--json] NAME
   burnrate connection delete --org SLUG NAME`
@@ -42,7 +44,7 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	slug := fs.String("org", "", "the org's slug (required)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var add connectionAdd
-	if sub == "add" {
+	if sub == "add" || sub == "key" {
 		add.flags(fs)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +67,8 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 	switch sub {
 	case "add":
 		return cc.add(ctx, add, stdin)
+	case "key":
+		return cc.key(ctx, add, stdin)
 	case "list":
 		return cc.list(ctx)
 	case "sync":
@@ -150,7 +154,7 @@ func readSecret(stdin io.Reader, flag, name string) (string, error) {
 		b, err = os.ReadFile(name)
 	}
 	if err != nil {
-		return "", fmt.Errorf("connection add: --%s: %w", flag, err)
+		return "", fmt.Errorf("connection: --%s: %w", flag, err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }
@@ -179,12 +183,40 @@ func (cc connectionCommand) add(ctx context.Context, a connectionAdd, stdin io.R
 	if err != nil {
 		return fmt.Errorf("connection add: %w", err)
 	}
+	return cc.saved(c, "added")
+}
+
+// saved says c was saved with its key (done: "added", "has a new key") and
+// when it is pulled, or prints it as JSON.
+func (cc connectionCommand) saved(c store.Connection, done string) error {
 	if cc.asJSON {
 		return json.NewEncoder(cc.stdout).Encode(connect.ViewOf(c))
 	}
-	fmt.Fprintf(cc.stdout, "connection %q added (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
-		c.Name, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
+	fmt.Fprintf(cc.stdout, "connection %q %s (key %s); a worker pulls it within %s, or run: burnrate connection sync --org %s %q\n",
+		c.Name, done, c.SecretHint, connect.ScheduleEvery, cc.org.Slug, c.Name)
 	return nil
+}
+
+// key replaces the named connection's credentials (a revoked key's fix)
+// with those read from the files given, and says when it is pulled.
+func (cc connectionCommand) key(ctx context.Context, a connectionAdd, stdin io.Reader) error {
+	c, err := cc.named(ctx)
+	if err != nil {
+		return err
+	}
+	a.in.Kind = c.Kind
+	in, err := a.input(stdin)
+	if err != nil {
+		return err
+	}
+	err = cc.st.Fenced(ctx, cc.org.ID, 0, func(st *store.Store) error {
+		c, err = cc.svc.ReplaceKey(ctx, st, cc.org.ID, c.ID, in)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("connection key: %w", err)
+	}
+	return cc.saved(c, "has a new key")
 }
 
 func (cc connectionCommand) list(ctx context.Context) error {
@@ -208,6 +240,9 @@ func (cc connectionCommand) list(ctx context.Context) error {
 			}
 			if v.LastError != "" {
 				last += ": " + v.LastError
+			}
+			if v.LastFix != "" {
+				last += " — " + v.LastFix
 			}
 		}
 		state := "paused"

@@ -78,6 +78,23 @@ func TestConnectionCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "openai-costs, 1 rows") {
 		t.Fatalf("sync: %v\n%s", err, out)
 	}
+	// A revoked key is replaced from the command line too; the list says
+	// what to do while it fails.
+	badFile := filepath.Join(t.TempDir(), "bad")
+	os.WriteFile(badFile, []byte("sk-admin-revoked-0000\n"), 0o600)
+	if out, err = cmd("connection", "key", "--org", org.Slug, "--api-key-file", badFile, "OpenAI"); err != nil ||
+		!strings.Contains(out, `connection "OpenAI" has a new key (key …0000)`) {
+		t.Fatalf("key: %v\n%s", err, out)
+	}
+	if _, err = cmd("connection", "sync", "--org", org.Slug, "OpenAI"); err == nil {
+		t.Fatal("a sync with the revoked key worked")
+	}
+	if out, err = cmd("connection", "list", "--org", org.Slug); err != nil || !strings.Contains(out, "paste a new one") {
+		t.Fatalf("list of the failing connection: %v\n%s", err, out)
+	}
+	if out, err = cmd("connection", "key", "--org", org.Slug, "--api-key-file", keyFile, "OpenAI"); err != nil {
+		t.Fatalf("key: %v\n%s", err, out)
+	}
 
 	vars["SECRET_KEY_OLD"], vars["SECRET_KEY"] = oldKey, newKey
 	out, err = cmd("secrets", "rotate")

@@ -72,7 +72,9 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	if err != nil {
 		return err
 	}
-	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, now, *when)
+	// A person asking now does not wait for the day's data: what is
+	// missing is named.
+	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, now, digest.Plan{When: *when})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package budget
+package schedule
 
 import (
 	"context"
@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/quantity"
 	"github.com/burnrate/burnrate/store"
 )
@@ -37,7 +38,8 @@ type alertView struct {
 	Headline    string // "has crossed 80% of its budget"
 	Spent       string // "812.40 USD of 1,000.00 USD (81%)"
 	Period      string // "in March 2026 (monthly budget)" or "on 2026-03-08 (daily budget)"
-	Forecast    string // "1,240.00 USD"
+	Forecast    string // "1,240.00 USD"; "" when withheld
+	Caveat      string // what the forecast rests on, when the data is old or late
 	RunsOut     string // "2026-03-24", or "" when it does not within the period
 	RanOut      bool   // RunsOut is past: the amount is spent already
 	Over        bool   // forecast over the amount
@@ -60,7 +62,7 @@ func (a Alert) Message(ctx context.Context, baseURL string) (AlertMessage, error
 	v := a.view(link)
 	m := AlertMessage{
 		Kind: AlertKind, OrgID: a.OrgID, Link: link, Recipients: slices.Clone(b.Recipients),
-		Subject: "Budget “" + oneLine(b.Name) + "” " + v.Headline + ": " + v.Spent,
+		Subject: "Budget “" + label.Clean(b.Name) + "” " + v.Headline + ": " + v.Spent,
 		Text:    v.text(), Payload: a.payload(link),
 	}
 	var html strings.Builder
@@ -75,20 +77,27 @@ func (a Alert) view(link string) alertView {
 	s := a.Status
 	b := s.Budget
 	v := alertView{
-		Name:     oneLine(b.Name),
+		Name:     label.Clean(b.Name),
 		Headline: "has crossed " + percents(a.Thresholds) + " of its amount",
 		Spent: quantity.FormatMoney(s.Spent, b.Currency) + " of " + quantity.FormatMoney(b.Amount, b.Currency) +
 			" (" + strconv.Itoa(s.Percent) + "%)",
-		Forecast: quantity.FormatMoney(s.Forecast, b.Currency),
-		Over:     s.Forecast.GreaterThan(b.Amount),
-		Scope:    scopeText(b.Scope, b.Currency),
-		Link:     link,
+		Over:  s.ForecastOK && s.Forecast.GreaterThan(b.Amount),
+		Scope: scopeText(b.Scope, b.Currency),
+		Link:  link,
 	}
-	if Period(b.Period) == Daily {
+	if budget.Period(b.Period) == budget.Daily {
 		v.Period = "on " + s.First.Format(time.DateOnly) + " (daily budget)"
 	} else {
 		v.Period = "in " + s.First.Format("January 2006") + " (monthly budget, " + s.First.Format(time.DateOnly) +
 			" to " + s.Last.Format(time.DateOnly) + ")"
+	}
+	switch {
+	case !s.ForecastOK:
+		v.Caveat = s.Withheld + ": no forecast"
+	case s.Late != "":
+		v.Forecast, v.Caveat = quantity.FormatMoney(s.Forecast, b.Currency), s.Late+": the forecast lacks it"
+	default:
+		v.Forecast = quantity.FormatMoney(s.Forecast, b.Currency)
 	}
 	if s.RunsOutOK {
 		v.RunsOut = s.RunsOut.Format(time.DateOnly)
@@ -99,7 +108,7 @@ func (a Alert) view(link string) alertView {
 		var parts []string
 		for _, p := range []string{d.Provider, d.Service, d.Account, d.Model} {
 			if p != "" {
-				parts = append(parts, oneLine(p))
+				parts = append(parts, label.Clean(p))
 			}
 		}
 		if len(parts) == 0 {
@@ -114,7 +123,12 @@ func (v alertView) text() string {
 	var t strings.Builder
 	t.WriteString("Budget “" + v.Name + "” " + v.Headline + ".\n\n")
 	t.WriteString("Spent: " + v.Spent + " " + v.Period + ".\n")
-	t.WriteString("Forecast for the period: " + v.Forecast + ".")
+	if v.Forecast != "" {
+		t.WriteString("Forecast for the period: " + v.Forecast + ".")
+	}
+	if v.Caveat != "" {
+		t.WriteString(" (" + v.Caveat + ".)")
+	}
 	switch {
 	case v.RanOut:
 		t.WriteString(" It ran out on " + v.RunsOut + ".")
@@ -140,9 +154,15 @@ func (a Alert) payload(link string) map[string]any {
 		drivers = append(drivers, map[string]any{"provider": d.Provider, "service": d.Service, "account": d.Account,
 			"model": d.Model, "currency": d.Currency, "amount": d.Amount.String()})
 	}
-	var runsOut any
+	var runsOut, forecast, late any
 	if s.RunsOutOK {
 		runsOut = s.RunsOut.Format(time.DateOnly)
+	}
+	if s.ForecastOK {
+		forecast = s.Forecast.String()
+	}
+	if s.Late != "" || !s.ForecastOK {
+		late = s.Late + s.Withheld
 	}
 	return map[string]any{
 		"kind":   AlertKind,
@@ -156,7 +176,8 @@ func (a Alert) payload(link string) map[string]any {
 		"spent":         s.Spent.String(),
 		"percent":       s.Percent,
 		"remaining":     s.Remaining.String(),
-		"forecast":      s.Forecast.String(),
+		"forecast":      forecast, // null when withheld: the data is too old
+		"data_note":     late,
 		"runs_out_on":   runsOut,
 		"drivers_since": a.DriversFrom.Format(time.DateOnly),
 		"drivers":       drivers,
@@ -183,7 +204,7 @@ func scopeText(sc store.BudgetScope, currency string) string {
 	for _, p := range []struct{ k, v string }{{"provider", sc.Provider}, {"service", sc.Service}, {"account", sc.Account},
 		{"team", sc.Team}, {"model", sc.Model}, {"source", sc.Source}} {
 		if p.v != "" {
-			parts = append(parts, p.k+"="+oneLine(p.v))
+			parts = append(parts, p.k+"="+label.Clean(p.v))
 		}
 	}
 	keys := make([]string, 0, len(sc.Tags))
@@ -192,22 +213,10 @@ func scopeText(sc store.BudgetScope, currency string) string {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		parts = append(parts, "tag "+oneLine(k)+"="+oneLine(sc.Tags[k]))
+		parts = append(parts, "tag "+label.Clean(k)+"="+label.Clean(sc.Tags[k]))
 	}
 	if len(parts) == 0 {
 		return "all spend in " + currency
 	}
 	return strings.Join(parts, ", ") + ", in " + currency
-}
-
-// oneLine turns control characters (newlines above all) into spaces:
-// names come from users and bills, and a subject line or a line of text
-// must stay one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -1,4 +1,4 @@
-package budget_test
+package schedule_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -103,9 +104,9 @@ func day(s string) time.Time {
 	return t
 }
 
-func evaluate(t *testing.T, st *store.Store, org store.Org, now string) []budget.Alert {
+func evaluate(t *testing.T, st *store.Store, org store.Org, now string) []schedule.Alert {
 	t.Helper()
-	alerts, err := budget.Evaluate(context.Background(), st, org, at(now))
+	alerts, err := schedule.BudgetAlerts(context.Background(), st, org, at(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func evaluate(t *testing.T, st *store.Store, org store.Org, now string) []budget
 
 // wantAlert checks that alerts is one alert of b for thresholds, in the
 // period starting first.
-func wantAlert(t *testing.T, alerts []budget.Alert, b store.Budget, first string, thresholds ...int) budget.Alert {
+func wantAlert(t *testing.T, alerts []schedule.Alert, b store.Budget, first string, thresholds ...int) schedule.Alert {
 	t.Helper()
 	if len(alerts) != 1 {
 		t.Fatalf("%d alerts, want 1 of %q for %v: %+v", len(alerts), b.Name, thresholds, alerts)
@@ -229,7 +230,7 @@ func TestEvaluateConcurrentlyAlertsOnce(t *testing.T) {
 			wg.Go(func() {
 				st := stores[i%2]
 				<-start
-				record := func(alerts []budget.Alert) {
+				record := func(alerts []schedule.Alert) {
 					mu.Lock()
 					defer mu.Unlock()
 					for _, a := range alerts {
@@ -239,13 +240,13 @@ func TestEvaluateConcurrentlyAlertsOnce(t *testing.T) {
 					}
 				}
 				if i%3 == 0 { // on its own, each statement committed at once
-					alerts, err := budget.Evaluate(ctx, st, org, at(now))
+					alerts, err := schedule.BudgetAlerts(ctx, st, org, at(now))
 					record(alerts)
 					errs <- err
 					return
 				}
 				errs <- st.InTx(ctx, func(tx *store.Store) error {
-					alerts, err := budget.Evaluate(ctx, tx, org, at(now))
+					alerts, err := schedule.BudgetAlerts(ctx, tx, org, at(now))
 					time.Sleep(30 * time.Millisecond) // the message being queued
 					record(alerts)
 					return err
@@ -289,7 +290,7 @@ func TestEvaluateRolledBackClaimAlertsAgain(t *testing.T) {
 	importCharges(t, st, org, charge{at: "2026-06-03T10:00:00Z", cost: "55"})
 	queueDown := errors.New("queue down")
 	err := st.InTx(ctx, func(tx *store.Store) error {
-		alerts, err := budget.Evaluate(ctx, tx, org, at("2026-06-03T12:00:00Z"))
+		alerts, err := schedule.BudgetAlerts(ctx, tx, org, at("2026-06-03T12:00:00Z"))
 		if err != nil {
 			return err
 		}

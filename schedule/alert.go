@@ -1,4 +1,4 @@
-package budget
+package schedule
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/burnrate/burnrate/budget"
+	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -17,7 +20,7 @@ const AlertDrivers = 5
 // claimed.
 type Alert struct {
 	OrgID  int64
-	Status Status // where the budget stands: spend, amount, forecast, runs out on
+	Status budget.Status // where the budget stands: spend, amount, forecast, runs out on
 	// Threshold is the highest threshold the alert reports; Thresholds
 	// are all it claimed, ascending. Spend that jumps past several
 	// thresholds at once makes one alert, not one per threshold.
@@ -39,7 +42,7 @@ func (a Alert) Budget() store.Budget { return a.Status.Budget }
 // Recipients are the addresses the budget names.
 func (a Alert) Recipients() []string { return a.Status.Budget.Recipients }
 
-// Evaluate finds the budgets of org whose spend in their current period
+// BudgetAlerts finds the budgets of org whose spend in their current period
 // (the period containing now's day in org's time zone) has crossed
 // thresholds that no evaluation has claimed yet, claims them, and returns
 // one Alert per such budget. It is the one place crossings are recorded
@@ -53,30 +56,23 @@ func (a Alert) Recipients() []string { return a.Status.Budget.Recipients }
 //
 // A daily budget's period is today: a crossing yesterday found only today,
 // once bills arrive, is the digest's to report, not an alert.
-func Evaluate(ctx context.Context, st *store.Store, org store.Org, now time.Time) ([]Alert, error) {
-	today := Day(now, org.Location())
+func BudgetAlerts(ctx context.Context, st *store.Store, org store.Org, now time.Time) ([]Alert, error) {
 	budgets, err := st.Budgets(ctx, org.ID)
+	if err != nil || len(budgets) == 0 {
+		return nil, err
+	}
+	// The forecast an alert states rests on what the sources delivered, as
+	// on every other face.
+	rep, err := freshness.Load(ctx, st, org, now)
 	if err != nil {
 		return nil, err
 	}
-	// Budgets without tags are summed in one pass over daily_spend; those
-	// with tags read charges, one by one.
-	statuses, err := Statuses(ctx, st, org.ID, budgets, today)
+	statuses, err := spend.BudgetStatuses(ctx, st, org, budgets, spend.Current(rep))
 	if err != nil {
 		return nil, err
-	}
-	byID := map[int64]Status{}
-	for _, s := range statuses {
-		byID[s.Budget.ID] = s
 	}
 	var alerts []Alert
-	for _, b := range budgets {
-		s, ok := byID[b.ID]
-		if !ok {
-			if s, err = Load(ctx, st, org, b, today, 0); err != nil {
-				return nil, err
-			}
-		}
+	for _, s := range statuses {
 		if len(s.Crossed) == 0 {
 			continue
 		}
@@ -93,7 +89,7 @@ func Evaluate(ctx context.Context, st *store.Store, org store.Org, now time.Time
 
 // claim claims s's crossed thresholds and, when any was not claimed
 // before, makes their alert.
-func claim(ctx context.Context, st *store.Store, org store.Org, s Status, now time.Time) (Alert, bool, error) {
+func claim(ctx context.Context, st *store.Store, org store.Org, s budget.Status, now time.Time) (Alert, bool, error) {
 	b := s.Budget
 	// The last alert of the period, read before claiming: its day starts
 	// the drivers' span, so that an alert tells what grew since the one
@@ -107,7 +103,7 @@ func claim(ctx context.Context, st *store.Store, org store.Org, s Status, now ti
 	for _, p := range previous {
 		if p.PeriodStart.Equal(s.First) && p.NotifiedAt != nil {
 			taken[p.Threshold] = true
-			if d := Day(*p.NotifiedAt, org.Location()); d.After(from) && !d.After(s.Today) {
+			if d := budget.Day(*p.NotifiedAt, org.Location()); d.After(from) && !d.After(s.Today) {
 				from = d
 			}
 		}

@@ -1,9 +1,0 @@
-package budget_test
-
-import (
-	"testing"
-
-	"github.com/burnrate/burnrate/store/storetest"
-)
-
-func TestMain(m *testing.M) { storetest.Main(m) }

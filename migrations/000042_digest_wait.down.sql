@@ -1,0 +1,1 @@
+ALTER TABLE digest_settings DROP COLUMN wait_until_hour;

@@ -1,0 +1,1 @@
+DROP INDEX daily_spend_unmodelled_llm;
