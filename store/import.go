@@ -186,19 +186,23 @@ func (s *Store) FailInterruptedImports(ctx context.Context, msg string) ([]Impor
 		}
 		// The update re-checks the row: an importer that finished it since
 		// (or a sweep elsewhere that failed it) leaves nothing to do.
-		imp, err := scanImport(s.q.QueryRow(ctx, `
-			WITH i AS (
-				UPDATE imports SET status = 'failed', error = $3, error_line = NULL, error_column = '', finished_at = now()
-				WHERE org_id = $1 AND id = $2 AND status = 'processing' AND claim_pid IS NOT DISTINCT FROM $4
-				RETURNING *
-			)
-			SELECT `+importColumns+` FROM i LEFT JOIN users u ON u.id = i.uploaded_by LEFT JOIN users r ON r.id = i.removed_by`,
-			c.org, c.id, msg, c.pid))
+		var id int64
+		err := s.q.QueryRow(ctx, `
+			UPDATE imports SET status = 'failed', error = $3, error_line = NULL, error_column = '', finished_at = now()
+			WHERE org_id = $1 AND id = $2 AND status = 'processing' AND claim_pid IS NOT DISTINCT FROM $4
+			RETURNING id`,
+			c.org, c.id, msg, c.pid).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return failed, mapError("fail interrupted imports", err)
+		}
+		// Read back apart from the update: Citus plans no correlated
+		// subquery (the import's data-through) over a CTE.
+		imp, err := s.Import(ctx, c.org, id)
+		if err != nil {
+			return failed, err
 		}
 		failed = append(failed, imp)
 	}
