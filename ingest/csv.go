@@ -308,7 +308,7 @@ func (r *csvReader) lineRecord(dst []string, line []byte) ([]string, bool) {
 // commaAt returns the index of the first comma in s at or after off, or
 // len(s). Most fields of an export are a few bytes long, so it looks at
 // eight bytes at a time in a register rather than calling IndexByte for
-// each (which was a quarter of a wide CUR's parse time): a byte of w ^
+// each (which would be a quarter of a wide CUR's parse time): a byte of w ^
 // commas is zero where s has a comma, and the lowest byte the zero-byte
 // test flags is the first such one (the test's false positives lie only
 // above a true zero byte).

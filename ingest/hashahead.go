@@ -10,7 +10,7 @@ import (
 
 // An upload is hashed (SHA-256 of its bytes as uploaded: the same file
 // twice is a no-op) on a goroutine of its own, which reads it a few buffers
-// ahead of the parser. Hashing was a fifth of the parsing goroutine's time
+// ahead of the parser. Hashing is a fifth of the parsing goroutine's time
 // on a large CUR, and that goroutine is what COPY waits for; beside it, the
 // hash costs the import no time on a second core (docs/architecture.md,
 // "An import").

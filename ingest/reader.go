@@ -572,8 +572,8 @@ func (r *Reader) check(rec []string) error {
 		}
 	}
 	r.records++
-	// One pass over the record's bytes rather than two scans a cell: the
-	// check was an eighth of the parse time on a 130-column CUR. Only a
+	// One pass over the record's bytes rather than two scans a cell: two
+	// scans would be an eighth of the parse time on a 130-column CUR. Only a
 	// record that fails is looked at cell by cell, to name the cell.
 	if r.csv != nil {
 		if badText(r.csv.Text()) < 0 {

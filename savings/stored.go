@@ -186,8 +186,8 @@ func (RefreshArgs) Kind() string { return "savings_refresh" }
 // RefreshDelay is how long after the change that asks for it a refresh is
 // due (River's scheduler makes it available up to 5 s later still). The
 // report takes about 100 ms of a small server's CPUs for an org with 10
-// million charges, and run at once it landed on the dashboard view that
-// typically follows an import: that view's p95 went from 15 ms to about
+// million charges, and run at once it lands on the dashboard view that
+// typically follows an import: that view's p95 goes from 15 ms to about
 // 30 (`benchdash hit -imports-only`, 2 CPUs). Whoever reads the report
 // sooner computes it (Stored).
 const RefreshDelay = 5 * time.Second

@@ -15,7 +15,7 @@ import (
 
 // An import's rows reach Postgres as COPY … FROM STDIN BINARY, encoded here
 // rather than through pgx.CopyFrom: pgx boxes every value of every row into
-// an interface and looks up its encode plan by type, which was a third of
+// an interface and looks up its encode plan by type, which is a third of
 // an import's client time on a large CUR. The columns and their types are
 // chargeColumns'; a test writes every column both ways and compares.
 

@@ -46,7 +46,7 @@ func (s *Store) DashboardState(ctx context.Context, orgID, userID int64) (Dashbo
 // wait for the write-ahead log to reach disk (synchronous_commit off, for
 // this statement's transaction only): every view opened writes one, and a
 // crash just after can lose no more than which view was open last, while
-// waiting for the flush was a large part of a view's time on a busy disk.
+// waiting for the flush is a large part of a view's time on a busy disk.
 func (s *Store) SaveDashboardView(ctx context.Context, orgID, userID int64, query string) error {
 	_, err := s.q.Exec(ctx, `
 		INSERT INTO dashboard_views (org_id, user_id, query, updated_at)

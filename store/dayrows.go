@@ -14,10 +14,10 @@ import (
 // amount numeric, other bool[, other_groups int4]) into DaySpends.
 //
 // A dashboard view reads thousands of these rows (a year by a dozen groups
-// in two currencies is nine thousand), and through Scan each cost a DaySpend
+// in two currencies is nine thousand), and through Scan each costs a DaySpend
 // on the heap and two new strings, the same few currencies and group names
-// over and over: allocation and the garbage collection it brings were the
-// largest share of a cold view's CPU. Here the values are decoded from their
+// over and over: allocation and the garbage collection it brings would be
+// the largest share of a cold view's CPU. Here the values are decoded from their
 // wire form, the names kept once per read, and the slice sized to hint.
 // Rows in a form not expected (a text-format column, a numeric beyond
 // int64) take Scan's path, row by row, so the result is the same.

@@ -12,7 +12,7 @@ import (
 // numericCodec is pgx-shopspring-decimal's numeric codec with a faster
 // binary encoder for decimal.Decimal. Imports send every row's costs this
 // way, and the library's path (math/big division and powers of ten for each
-// value) was a sixth of an import's client time. Values whose coefficient
+// value) is a sixth of an import's client time. Values whose coefficient
 // needs more than 18 digits still take the library's path.
 type numericCodec struct{ pgxdecimal.NumericCodec }
 
@@ -27,8 +27,8 @@ func (c numericCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value 
 // text when the value fits 64-bit arithmetic (every rollup amount): a
 // dashboard reads thousands per view, and the library's path (pgx's
 // decoder into a big.Int and its text, parsed again by decimal's
-// sql.Scanner) was the largest part of its client time. Other values,
-// NULL, NaN and infinities take that path, as before.
+// sql.Scanner) is the largest part of its client time. Other values,
+// NULL, NaN and infinities take that path.
 func (c numericCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any) pgtype.ScanPlan {
 	if _, ok := target.(*decimal.Decimal); ok && format == pgtype.BinaryFormatCode {
 		return numericScanPlan{c: c, m: m, oid: oid}

@@ -685,7 +685,7 @@ func (s *Store) breakdown(ctx context.Context, where string, f SpendFilter, args
 	// The dashboard's breakdown is one statement for every range, planned
 	// once. Not the largest drivers of a day's report, planned for its few
 	// periods: the generic plan of that statement (a window over the
-	// drivers) took 300 ms where a custom one takes a few.
+	// drivers) takes 300 ms where a custom one takes a few.
 	plannedOnce := unfiltered(f) && drivers == 0
 	err := s.forEachRow(ctx, plannedOnce, query, args, []any{&set, &raw[0], &raw[1], &raw[2], &raw[3], &raw[4], &raw[5], &raw[6], &raw[7], &raw[8],
 		&amount, &hours, &input, &output, &cached, &requests}, func() error {

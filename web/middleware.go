@@ -165,7 +165,7 @@ const gzipMinLength = 1024
 
 // gzipLevel is the compression of responses: the fastest. Pages are built
 // for each request (a year's dashboard is about 300 KB of HTML), and the
-// default level spent several milliseconds of CPU on each for a few percent
+// default level spends several milliseconds of CPU on each for a few percent
 // fewer bytes on the wire.
 const gzipLevel = gzip.BestSpeed
 
@@ -178,8 +178,8 @@ const gzipLevel = gzip.BestSpeed
 // a response back: a Flush (CSV downloads) sends what is compressed so far.
 //
 // The compressor is klauspost/compress's (through its gzhttp): at the same
-// level it took a third less CPU than compress/gzip on a dashboard page, and
-// wrote fewer bytes (docs/operations.md). A handler's error is rendered
+// level it takes a third less CPU than compress/gzip on a dashboard page, and
+// writes fewer bytes (docs/operations.md). A handler's error is rendered
 // inside, so that the error page goes through the same writer before it is
 // closed.
 func compress() echo.MiddlewareFunc {

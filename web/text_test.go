@@ -12,8 +12,8 @@ import (
 
 // TestFormsRefuseTextPostgresCannotStore sends form fields, query
 // parameters, file names and stored headers with a NUL or bytes that are not
-// UTF-8: each is a 422 naming the field, where it used to reach Postgres and
-// come back a 500.
+// UTF-8: each is a 422 naming the field, not a 500 from Postgres refusing
+// the text.
 func TestFormsRefuseTextPostgresCannotStore(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

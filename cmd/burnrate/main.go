@@ -75,8 +75,8 @@ for a command's flags.
 // gcPercent is the garbage collector's GOGC when the environment sets
 // none. A cold dashboard view allocates a few megabytes and keeps almost
 // none of it, while the caches keep tens; at Go's default of 100 the
-// collector marked them every few views, a fifth of the server's CPU, and
-// four views at once on two cores waited on it. 200 halves that for a
+// collector marks them every few views, a fifth of the server's CPU, and
+// four views at once on two cores wait on it. 200 halves that for a
 // third more memory (docs/operations.md, "Configuration", has the figures).
 const gcPercent = 200
 

@@ -13,8 +13,8 @@ import (
 // For the dashboard's period reads (a union of index scans, one per kind of
 // period, over arrays of period starts) the plan is the same whatever the
 // parameters, but Postgres keeps planning them call by call: its estimate
-// for the generic plan never wins over the custom plans'. Planning was a
-// fifth of the breakdown's time and half the group ranking's.
+// for the generic plan never wins over the custom plans'. Planned per call,
+// planning is a fifth of the breakdown's time and half the group ranking's.
 //
 // The setting is made and undone around the query in the same round trip
 // (one batch). The batch runs as one implicit transaction, so a failure
