@@ -2,10 +2,10 @@
 SHELL := /bin/bash
 GO ?= go
 
-.PHONY: help run test fuzz generate docs assets lint verify build
+.PHONY: help run test test-fast fuzz generate docs assets lint verify build
 
 help: ## list targets
-	@awk 'BEGIN{FS=":.*## "} /^[a-z\/]+:.*## /{printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN{FS=":.*## "} /^[a-z\/-]+:.*## /{printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 run: ## run Burnrate on :8080 (its own private Postgres unless DATABASE_URL is set)
 	$(GO) run ./cmd/burnrate serve
@@ -14,6 +14,14 @@ test: ## run every test against real Postgres (TEST_DATABASE_URL, else 127.0.0.1
 	scripts/test-deps
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+# The edit-test loop's tier: every test but the browser ones, without the
+# race detector. Browser tests are the tests named TestBrowser… (web/browsertest
+# refuses a test of any other name, so none slips past -skip). Vet is make
+# lint's, the fuzz targets make fuzz's; make test (CI) runs everything.
+test-fast: ## every test but the browser ones, without -race or vet: the edit-test loop (make test is the full run)
+	scripts/test-deps
+	$(GO) test -count=1 -skip '^TestBrowser' ./...
 
 # A count, not a duration: with a -fuzztime duration, Go 1.26's fuzzing
 # coordinator can fail a target with "context deadline exceeded" at the

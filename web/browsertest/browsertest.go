@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,11 +28,19 @@ func findChromium() string {
 	return ""
 }
 
+// NamePrefix begins the name of every test that drives a browser: make
+// test-fast leaves out the tests so named (go test -skip '^TestBrowser').
+const NamePrefix = "TestBrowser"
+
 // New starts a headless browser for t and returns a context to run chromedp
 // actions in; it is cancelled (and the browser closed) when t ends. Each
-// action fails after timeout.
+// action fails after timeout. A test not named NamePrefix… fails: the fast
+// tier would run it, browser and all.
 func New(t testing.TB, timeout time.Duration) context.Context {
 	t.Helper()
+	if !strings.HasPrefix(t.Name(), NamePrefix) {
+		t.Fatalf("browsertest: %s drives a browser, so its name must begin with %s (make test-fast leaves those out)", t.Name(), NamePrefix)
+	}
 	path := findChromium()
 	if path == "" {
 		t.Fatal("browsertest: no Chromium found: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH")
