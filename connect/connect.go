@@ -34,6 +34,7 @@ import (
 	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -337,8 +338,8 @@ type Service struct {
 	Store    *store.Store
 	Importer *ingest.Importer
 	// Key seals credentials; nil when SECRET_KEY is not set, which refuses
-	// new connections and fails syncs with ErrNoKey.
-	Key *Key
+	// new connections and fails syncs with seal.ErrNoKey.
+	Key *seal.Key
 	// HTTP makes the providers' calls; nil means a client whose calls each
 	// time out after CallTimeout.
 	HTTP *http.Client
@@ -406,7 +407,7 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 		return store.Connection{}, err
 	}
 	if s.Key == nil {
-		return store.Connection{}, ErrNoKey
+		return store.Connection{}, seal.ErrNoKey
 	}
 	settings, err := json.Marshal(set)
 	if err != nil {
@@ -429,7 +430,7 @@ func (s *Service) Create(ctx context.Context, st *store.Store, orgID, userID int
 // credentials opens c's sealed credentials.
 func (s *Service) credentials(c store.Connection) (Credentials, error) {
 	if s.Key == nil {
-		return Credentials{}, ErrNoKey
+		return Credentials{}, seal.ErrNoKey
 	}
 	plain, err := s.Key.Open(c.OrgID, c.Secret)
 	if err != nil {
@@ -446,7 +447,7 @@ func (s *Service) credentials(c store.Connection) (Credentials, error) {
 // webhook URL under newKey, in one transaction: all or none. Secrets
 // already under newKey are left alone, so a rotation that was interrupted
 // can be run again; channel URLs still in clear are sealed too.
-func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (conns, channels int, err error) {
+func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *seal.Key) (conns, channels int, err error) {
 	err = st.InTx(ctx, func(tx *store.Store) error {
 		cs, err := tx.AllConnections(ctx)
 		if err != nil {
@@ -475,7 +476,7 @@ func Rotate(ctx context.Context, st *store.Store, oldKey, newKey *Key) (conns, c
 // in clear (saved before URLs were sealed, or while the server had no
 // SECRET_KEY), in one transaction. Servers run it at start-up; it is a
 // no-op once every URL is sealed. See docs/notifications.md.
-func SealChannels(ctx context.Context, st *store.Store, key *Key) (int, error) {
+func SealChannels(ctx context.Context, st *store.Store, key *seal.Key) (int, error) {
 	n := 0
 	err := st.InTx(ctx, func(tx *store.Store) error {
 		var err error
@@ -487,7 +488,7 @@ func SealChannels(ctx context.Context, st *store.Store, key *Key) (int, error) {
 
 // sealChannels seals clear channel URLs under newKey, and re-seals those
 // under oldKey (nil: none are).
-func sealChannels(ctx context.Context, tx *store.Store, oldKey, newKey *Key) (int, error) {
+func sealChannels(ctx context.Context, tx *store.Store, oldKey, newKey *seal.Key) (int, error) {
 	chs, err := tx.AllNotificationChannels(ctx)
 	if err != nil {
 		return 0, err
@@ -495,7 +496,7 @@ func sealChannels(ctx context.Context, tx *store.Store, oldKey, newKey *Key) (in
 	n := 0
 	for _, ch := range chs {
 		url := ch.URL
-		if IsSealed(url) {
+		if seal.IsSealed(url) {
 			if strings.HasPrefix(url, "v1."+newKey.ID()+".") || oldKey == nil {
 				continue
 			}

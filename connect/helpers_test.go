@@ -15,6 +15,7 @@ import (
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -22,12 +23,12 @@ import (
 func TestMain(m *testing.M) { storetest.Main(m) }
 
 // newKey makes a random SECRET_KEY, as `openssl rand -base64 32` would.
-func newKey(t testing.TB) (*connect.Key, string) {
+func newKey(t testing.TB) (*seal.Key, string) {
 	t.Helper()
 	b := make([]byte, 32)
 	rand.Read(b)
 	s := base64.StdEncoding.EncodeToString(b)
-	k, err := connect.ParseKey("SECRET_KEY", s)
+	k, err := seal.ParseKey("SECRET_KEY", s)
 	if err != nil {
 		t.Fatal(err)
 	}

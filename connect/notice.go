@@ -14,6 +14,7 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/label"
 	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -29,9 +30,9 @@ func Fix(err error) string {
 	var pe *ProviderError
 	var ie *ingest.ImportError
 	switch {
-	case errors.Is(err, ErrNoKey):
+	case errors.Is(err, seal.ErrNoKey):
 		return "Set SECRET_KEY on the server (the key the credentials were saved under) and restart it."
-	case errors.Is(err, ErrWrongKey):
+	case errors.Is(err, seal.ErrWrongKey):
 		return "Start the server with the SECRET_KEY the credentials were saved under, or paste the key again on the Connections page."
 	case errors.As(err, &pe):
 		return providerFix(pe)
@@ -254,7 +255,7 @@ func (s *Service) ReplaceKey(ctx context.Context, st *store.Store, orgID, id int
 		return c, err
 	}
 	if s.Key == nil {
-		return c, ErrNoKey
+		return c, seal.ErrNoKey
 	}
 	plain, err := json.Marshal(cred)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/freshness"
+	"github.com/burnrate/burnrate/seal"
 )
 
 // TestFixSaysWhatToDo: every failure a sync records comes with what a
@@ -24,7 +25,7 @@ func TestFixSaysWhatToDo(t *testing.T) {
 		{"BucketDenied", &connect.ProviderError{Provider: "S3", Status: 403, Msg: "the credentials lack s3:GetObject"}, "grant them"},
 		{"Busy", &connect.ProviderError{Provider: "OpenAI", Status: 503, Msg: "OpenAI is failing"}, freshness.FixWait},
 		{"Mistyped", &connect.ProviderError{Provider: "S3", Msg: "could not reach x: the name does not resolve"}, "Check the name"},
-		{"NoKey", connect.ErrNoKey, "SECRET_KEY"},
+		{"NoKey", seal.ErrNoKey, "SECRET_KEY"},
 		{"Other", errors.New("something"), "Press Test"},
 	} {
 		if got := connect.Fix(tt.err); !strings.Contains(got, tt.want) {

@@ -11,53 +11,10 @@ import (
 	"testing"
 
 	"github.com/burnrate/burnrate/connect"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
-
-func TestParseKey(t *testing.T) {
-	_, b64 := newKey(t)
-	raw := make([]byte, 32)
-	for _, ok := range []string{b64, strings.TrimRight(b64, "="), hex.EncodeToString(raw), " " + b64 + "\n"} {
-		if _, err := connect.ParseKey("SECRET_KEY", ok); err != nil {
-			t.Errorf("ParseKey(%q): %v", ok, err)
-		}
-	}
-	if _, err := connect.ParseKey("SECRET_KEY", ""); !errors.Is(err, connect.ErrNoKey) {
-		t.Errorf("empty key: %v", err)
-	}
-	for _, bad := range []string{"hunter2", b64[:20], hex.EncodeToString(raw[:16])} {
-		_, err := connect.ParseKey("SECRET_KEY", bad)
-		if err == nil || !strings.Contains(err.Error(), "SECRET_KEY: want 32 random bytes") || strings.Contains(err.Error(), bad) {
-			t.Errorf("ParseKey(%q): %v", bad, err)
-		}
-	}
-}
-
-func TestSealOpen(t *testing.T) {
-	k1, _ := newKey(t)
-	k2, _ := newKey(t)
-	sealed := k1.Seal(7, []byte("sk-admin-secret"))
-	if strings.Contains(sealed, "sk-admin") || sealed == k1.Seal(7, []byte("sk-admin-secret")) {
-		t.Fatalf("sealed %q: in clear, or without a fresh nonce", sealed)
-	}
-	if got, err := k1.Open(7, sealed); err != nil || string(got) != "sk-admin-secret" {
-		t.Fatalf("Open: %q, %v", got, err)
-	}
-	_, err := k2.Open(7, sealed)
-	if !errors.Is(err, connect.ErrWrongKey) || !strings.Contains(err.Error(), "saved under key "+k1.ID()) ||
-		!strings.Contains(err.Error(), "SECRET_KEY is key "+k2.ID()) || !strings.Contains(err.Error(), "burnrate secrets rotate") {
-		t.Fatalf("wrong key: %v", err)
-	}
-	// Copied to another org's row, or tampered with: refused.
-	if _, err := k1.Open(8, sealed); err == nil {
-		t.Fatal("a secret opened for another org")
-	}
-	tampered := sealed[:len(sealed)-2] + "AA"
-	if _, err := k1.Open(7, tampered); err == nil || !strings.Contains(err.Error(), "do not decrypt") {
-		t.Fatalf("tampered: %v", err)
-	}
-}
 
 // The key typed is in no column of the database, in clear or as typed;
 // pages get the hint only.
@@ -85,10 +42,10 @@ func TestNoKey(t *testing.T) {
 		_, err := b.svc.Create(context.Background(), st, b.org.ID, 0, connect.Input{Name: "other", Kind: connect.KindOpenAI, APIKey: "sk-admin-0123456789"})
 		return err
 	})
-	if !errors.Is(err, connect.ErrNoKey) || !strings.Contains(err.Error(), "SECRET_KEY is not set") {
+	if !errors.Is(err, seal.ErrNoKey) || !strings.Contains(err.Error(), "SECRET_KEY is not set") {
 		t.Fatalf("create without a key: %v", err)
 	}
-	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); !errors.Is(err, connect.ErrNoKey) {
+	if _, err := b.svc.Sync(context.Background(), b.org.ID, c.ID); !errors.Is(err, seal.ErrNoKey) {
 		t.Fatalf("sync without a key: %v", err)
 	}
 	if got := b.connection(t, c.ID); !strings.HasPrefix(got.LastError, "SECRET_KEY is not set") {
@@ -105,7 +62,7 @@ func TestWrongKeyOnSync(t *testing.T) {
 	other, _ := newKey(t)
 	b.svc.Key = other
 	_, err := b.svc.Sync(context.Background(), b.org.ID, c.ID)
-	if !errors.Is(err, connect.ErrWrongKey) {
+	if !errors.Is(err, seal.ErrWrongKey) {
 		t.Fatalf("sync under another key: %v", err)
 	}
 	got := b.connection(t, c.ID)
@@ -143,7 +100,7 @@ func TestRotate(t *testing.T) {
 	}
 	nu, _ := newKey(t)
 	wrong, _ := newKey(t)
-	if _, _, err := connect.Rotate(context.Background(), b.st, wrong, nu); !errors.Is(err, connect.ErrWrongKey) {
+	if _, _, err := connect.Rotate(context.Background(), b.st, wrong, nu); !errors.Is(err, seal.ErrWrongKey) {
 		t.Fatalf("rotate from the wrong old key: %v", err)
 	}
 	if got := b.connection(t, c1.ID); got.Secret != c1.Secret {
@@ -175,7 +132,7 @@ func TestRotate(t *testing.T) {
 		if _, err := nu.Open(c.OrgID, got.Secret); err != nil {
 			t.Fatalf("%s under the new key: %v", c.Name, err)
 		}
-		if _, err := old.Open(c.OrgID, got.Secret); !errors.Is(err, connect.ErrWrongKey) {
+		if _, err := old.Open(c.OrgID, got.Secret); !errors.Is(err, seal.ErrWrongKey) {
 			t.Fatalf("%s still opens under the old key: %v", c.Name, err)
 		}
 	}

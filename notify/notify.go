@@ -114,7 +114,7 @@ type Config struct {
 	// Log is where failed attempts are logged (nothing when nil).
 	Log *slog.Logger
 	// Secrets opens the Slack and webhook URLs the store holds sealed
-	// (connect.Key under SECRET_KEY); nil on a server without one, which
+	// (seal.Key under SECRET_KEY); nil on a server without one, which
 	// delivers only to URLs still in clear.
 	Secrets Opener
 }

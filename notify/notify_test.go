@@ -21,9 +21,9 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -663,7 +663,7 @@ func TestSealedChannelDelivers(t *testing.T) {
 	for i := range raw {
 		raw[i] = byte(i * 7)
 	}
-	key, err := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	key, err := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/burnrate/burnrate/mail/mailtest"
 	"github.com/burnrate/burnrate/notify"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -87,7 +88,7 @@ func TestFailingConnectionIsToldOnceAndRecovers(t *testing.T) {
 	openai := costsServer(t, key, &keyOK)
 	raw := make([]byte, 32)
 	rand.Read(raw)
-	sealKey, err := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	sealKey, err := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

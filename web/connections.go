@@ -12,6 +12,7 @@ import (
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/freshness"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web/views"
 )
@@ -147,7 +148,7 @@ func (s *Server) handleConnectionCreate(c echo.Context) error {
 			errs[ie.Field] = capitalise(ie.Msg) + "."
 		}
 		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: errs})
-	case errors.Is(err, connect.ErrNoKey):
+	case errors.Is(err, seal.ErrNoKey):
 		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{Form: f, Errors: map[string]string{"form": err.Error()}})
 	case err != nil:
 		return err
@@ -232,7 +233,7 @@ func (s *Server) handleConnectionKey(c echo.Context) error {
 		}
 		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{
 			KeyErrors: map[int64]string{conn.ID: strings.Join(msgs, " ")}})
-	case errors.Is(err, connect.ErrNoKey):
+	case errors.Is(err, seal.ErrNoKey):
 		return s.connectionsPage(c, http.StatusUnprocessableEntity, views.ConnectionsView{KeyErrors: map[int64]string{conn.ID: err.Error()}})
 	case err != nil:
 		return err
@@ -315,7 +316,7 @@ func apiConnectionError(err error) error {
 			msgs = append(msgs, ie.Error())
 		}
 		return unprocessable("%s", strings.Join(msgs, "; "))
-	case errors.Is(err, connect.ErrNoKey):
+	case errors.Is(err, seal.ErrNoKey):
 		return unprocessable("%s", err.Error())
 	}
 	return err

@@ -19,6 +19,7 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 	"github.com/burnrate/burnrate/web/browsertest"
@@ -44,7 +45,7 @@ func TestBrowserConnectionPulls(t *testing.T) {
 	t.Cleanup(openai.Close)
 	raw := make([]byte, 32)
 	rand.Read(raw)
-	key, _ := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	key, _ := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	q := jobs.NewQueue()
 	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
 	svc := &connect.Service{Store: st, Importer: importer, Key: key, OpenAIURL: openai.URL}
@@ -141,7 +142,7 @@ func TestBrowserConnectionAzure(t *testing.T) {
 	st := storetest.New(t)
 	raw := make([]byte, 32)
 	rand.Read(raw)
-	key, _ := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	key, _ := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	svc := &connect.Service{Store: st, Key: key}
 	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, Connections: svc}))
 	t.Cleanup(ts.Close)

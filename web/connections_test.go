@@ -22,6 +22,7 @@ import (
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -37,7 +38,7 @@ func setupConnections(t *testing.T) *bundle {
 	st := storetest.New(t)
 	raw := make([]byte, 32)
 	rand.Read(raw)
-	key, err := connect.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
+	key, err := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

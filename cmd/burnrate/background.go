@@ -19,6 +19,7 @@ import (
 	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/savings"
 	"github.com/burnrate/burnrate/schedule"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
@@ -168,7 +169,7 @@ func afterImport(q *jobs.Queue) func(ctx context.Context, tx *store.Store, orgID
 }
 
 // channelSecrets is what opens sealed channel URLs: SECRET_KEY, if set.
-func channelSecrets(key *connect.Key) notify.Opener {
+func channelSecrets(key *seal.Key) notify.Opener {
 	if key == nil {
 		return nil // not a typed nil: the notifier tests for none
 	}

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/billing"
-	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/mail"
+	"github.com/burnrate/burnrate/seal"
 )
 
 // Config is everything Burnrate reads from its environment. There is no
@@ -61,7 +61,7 @@ type Config struct {
 	ConnectionsEgress egress.Policy
 	// SecretKey seals connections' credentials (AES-256-GCM); nil when
 	// SECRET_KEY is not set, which refuses new connections.
-	SecretKey *connect.Key
+	SecretKey *seal.Key
 	// OpenAIURL and AnthropicURL replace the providers' API addresses for
 	// every connection (a gateway, a test server); empty means theirs.
 	// BigQueryURL and GoogleTokenURL do so for GCP connections.
@@ -165,7 +165,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		*dst = v
 	}
 	if k := secret("SECRET_KEY"); k != "" {
-		key, err := connect.ParseKey("SECRET_KEY", k)
+		key, err := seal.ParseKey("SECRET_KEY", k)
 		if err != nil {
 			env.problem(err)
 		}

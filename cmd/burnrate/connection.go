@@ -14,6 +14,7 @@ import (
 
 	"github.com/burnrate/burnrate/connect"
 	"github.com/burnrate/burnrate/quantity"
+	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -322,8 +323,8 @@ func runSecrets(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		}
 		old = string(b)
 	}
-	oldKey, err := connect.ParseKey("SECRET_KEY_OLD", old)
-	if errors.Is(err, connect.ErrNoKey) {
+	oldKey, err := seal.ParseKey("SECRET_KEY_OLD", old)
+	if errors.Is(err, seal.ErrNoKey) {
 		return errors.New("secrets rotate: set SECRET_KEY_OLD (or SECRET_KEY_OLD_FILE) to the key the credentials are under now")
 	}
 	if err != nil {

@@ -1,4 +1,8 @@
-package connect
+// Package seal encrypts the secrets Burnrate stores (connections'
+// credentials, Slack and webhook URLs) under the install's SECRET_KEY, each
+// bound to its org and to what it is. It is the one place secrets are
+// sealed and opened; it knows nothing of the store.
+package seal
 
 import (
 	"crypto/aes"
