@@ -9,6 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// IsSpotSKU is the purchase rule's spot test in Go, for its agreement with
+// PurchaseSQL.
+var IsSpotSKU = isSpotSKU
+
 // DecodeNumeric is the fast binary numeric decoder, for its test.
 var DecodeNumeric = decodeNumeric
 

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
@@ -34,9 +32,7 @@ func gpuRollupSelect(tz, where string) string {
 		INSERT INTO gpu_resource_daily (` + gpuRollupColumns + `)
 		SELECT c.org_id, (c.charge_period_start AT TIME ZONE ` + tz + `)::date, c.provider_name, c.resource_id,
 			c.x_instance_type, c.x_gpu_type, c.x_gpu_count, c.billing_currency,
-			CASE WHEN c.sku ~* '(spot|preemptible)' THEN 'spot'
-				WHEN c.effective_cost <> c.billed_cost THEN 'committed'
-				ELSE 'on-demand' END,
+			` + PurchaseSQL("c.sku", "c.effective_cost", "c.billed_cost") + `,
 			c.team, (c.tags IS NULL OR c.tags = '{}'::jsonb),
 			sum(c.x_gpu_hours), sum(c.effective_cost), count(*)
 		FROM charges c
@@ -54,9 +50,7 @@ func gpuUsageRows(from, tz, sign, billed, effective, hours string) string {
 	return `
 		SELECT (charge_period_start AT TIME ZONE ` + tz + `)::date AS day, provider_name AS provider, resource_id,
 			x_instance_type AS instance_type, x_gpu_type AS gpu_type, x_gpu_count AS gpu_count, billing_currency AS currency,
-			CASE WHEN sku ~* '(spot|preemptible)' THEN 'spot'
-				WHEN ` + effective + ` <> ` + billed + ` THEN 'committed'
-				ELSE 'on-demand' END AS purchase,
+			` + PurchaseSQL("sku", effective, billed) + ` AS purchase,
 			team, untagged, ` + sign + hours + ` AS gpu_hours, ` + sign + effective + ` AS cost, ` + sign + `1 AS rows
 		FROM ` + from + `
 		WHERE ` + hours + ` > 0 AND charge_category = 'Usage'`
@@ -255,41 +249,6 @@ func (g *gpuRollup) copyTo(ctx context.Context, conn *pgx.Conn) error {
 	_, err := conn.PgConn().CopyFrom(ctx, io.MultiReader(bytes.NewReader(header), body, bytes.NewReader(trailer)),
 		"COPY gpu_resource_daily ("+gpuRollupColumns+") FROM STDIN BINARY")
 	return err
-}
-
-// isSpotSKU is sku ~* '(spot|preemptible)', as gpuUsageRows and
-// gpuRollupSelect decide it: without a regular expression for ASCII SKUs (all
-// the providers'), with one for the rest.
-func isSpotSKU(sku string) bool {
-	for i := 0; i < len(sku); i++ {
-		if sku[i] >= utf8.RuneSelf {
-			return spotSKU().MatchString(sku)
-		}
-	}
-	return containsFoldASCII(sku, "spot") || containsFoldASCII(sku, "preemptible")
-}
-
-var spotSKU = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(spot|preemptible)`) })
-
-// containsFoldASCII reports whether s contains sub (lower case ASCII),
-// ignoring ASCII case.
-func containsFoldASCII(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		j := 0
-		for ; j < len(sub); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != sub[j] {
-				break
-			}
-		}
-		if j == len(sub) {
-			return true
-		}
-	}
-	return false
 }
 
 // appendNumericValue appends d as a binary COPY field: its length, then

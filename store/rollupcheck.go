@@ -58,8 +58,7 @@ var rollupChecks = []struct{ table, truth, rollup string }{
 	{"gpu_resource_daily", `
 		SELECT (charge_period_start AT TIME ZONE $2)::date, provider_name, resource_id, x_instance_type, x_gpu_type,
 			x_gpu_count, billing_currency,
-			CASE WHEN sku ~* '(spot|preemptible)' THEN 'spot' WHEN effective_cost <> billed_cost THEN 'committed'
-				ELSE 'on-demand' END,
+			` + PurchaseSQL("sku", "effective_cost", "billed_cost") + `,
 			team, (tags IS NULL OR tags = '{}'::jsonb), sum(x_gpu_hours), sum(effective_cost), count(*)::numeric
 		FROM charges WHERE org_id = $1 AND x_gpu_hours > 0 AND charge_category = 'Usage'
 		GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10`, `

@@ -20,8 +20,7 @@ func GPUDaysFromCharges(t testing.TB, st *store.Store, org store.Org) []string {
 			(charge_period_start AT TIME ZONE $2)::date, sum(x_gpu_hours), sum(effective_cost), count(*),
 			CASE WHEN bool_and(team <> '') AND min(team) = max(team) THEN min(team) ELSE '' END,
 			bool_and(tags IS NULL OR tags = '{}'::jsonb)
-		FROM (SELECT *, CASE WHEN sku ~* '(spot|preemptible)' THEN 'spot'
-				WHEN effective_cost <> billed_cost THEN 'committed' ELSE 'on-demand' END AS purchase
+		FROM (SELECT *, `+store.PurchaseSQL("sku", "effective_cost", "billed_cost")+` AS purchase
 			FROM charges WHERE org_id = $1 AND x_gpu_hours > 0 AND charge_category = 'Usage') c
 		GROUP BY 1, 2, 3, 4, 6, 7, 8`, org.ID, org.Location().String())
 	if err != nil {
