@@ -161,7 +161,7 @@ func (s *Server) signupByMail(ctx context.Context, n store.NewSignup) {
 			if err != nil {
 				return err
 			}
-			return s.mailer.QueueSignupConfirm(ctx, tx, n.Email, s.cfg.BaseURL+"/signup/confirm/"+token)
+			return s.mailer.QueueSignupConfirm(ctx, tx, n.Email, s.baseURL+"/signup/confirm/"+token)
 		})
 	}
 	if err != nil {
@@ -219,9 +219,6 @@ func (s *Server) noteSignupForExistingAccount(ctx context.Context, email string)
 		return
 	}
 	s.log.InfoContext(ctx, "sign-up for an existing account", slog.Int64("user_id", u.ID))
-	if s.mailer == nil {
-		return
-	}
 	_, err = s.store.BeginLoginAttempt(ctx, time.Hour, store.LoginLimit{Key: "notice:" + loginEmailKey(u.Email), Max: maxSignupNoticesHour})
 	if errors.Is(err, store.ErrTooManyAttempts) {
 		return

@@ -17,6 +17,7 @@ import (
 	"github.com/stripe/stripe-go/v76/webhook"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/billing/stripetest"
 	"github.com/burnrate/burnrate/store"
@@ -73,11 +74,14 @@ func setupBilling(t *testing.T, withMock bool, baseURL string) *billingBundle {
 	}
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	svc := billing.New(billing.Config{
+	a, err := app.New(st, app.Config{BaseURL: baseURL, Billing: billing.Config{
 		SecretKey: "sk_test_123", WebhookSecret: whsec, Prices: testPrices, BaseURL: baseURL, APIURL: apiURL,
-	}, st, log)
-	srv := web.NewServer(log, st, web.Config{Now: testClock, BaseURL: baseURL, Billing: svc})
-	return &billingBundle{bundle: &bundle{st: st, srv: srv}, svc: svc, mock: mock, logs: logs}
+	}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := web.NewServer(log, a, web.Config{Now: testClock})
+	return &billingBundle{bundle: &bundle{st: st, srv: srv}, svc: a.Billing, mock: mock, logs: logs}
 }
 
 // stripeEvent is an event as Stripe sends it, at API version 2023-10-16.

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -46,8 +47,7 @@ func serveLoopback(t *testing.T, srv *web.Server) string {
 }
 
 func newTestServer(st *store.Store, cfg web.Config) *web.Server {
-	cfg.BaseURL = "http://burnrate.test"
-	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, cfg)
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{}), cfg)
 }
 
 // orgToken makes an org and an API token for it.

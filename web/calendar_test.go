@@ -11,6 +11,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -39,8 +40,8 @@ func TestDashboardOnAwkwardDays(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := storetest.New(t)
-			b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st,
-				web.Config{BaseURL: "http://burnrate.test", Now: func() time.Time { return now }})}
+			b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{}),
+				web.Config{Now: func() time.Time { return now }})}
 			org, owner, token, _ := demoOrgAt(t, b, now)
 			today := budget.Day(now, org.Location())
 			yesterday := budget.AddDays(today, -1)

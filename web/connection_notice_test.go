@@ -19,12 +19,11 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/connect"
-	"github.com/burnrate/burnrate/ingest"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/mail/mailtest"
 	"github.com/burnrate/burnrate/notify"
-	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -94,10 +93,12 @@ func TestFailingConnectionIsToldOnceAndRecovers(t *testing.T) {
 	}
 	now := testNow
 	svc := &connect.Service{Store: st, Key: sealKey, OpenAIURL: openai.URL, Notifier: notifier, Now: func() time.Time { return now },
-		Retry:    connect.Retry{Attempts: 1, Wait: time.Millisecond, MaxWait: time.Millisecond},
-		Importer: ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())}
-	srv := web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st,
-		web.Config{Now: func() time.Time { return now }, BaseURL: "http://burnrate.test", Connections: svc})
+		Retry: connect.Retry{Attempts: 1, Wait: time.Millisecond, MaxWait: time.Millisecond},
+	}
+	a := testApp(st, app.Config{SecretKey: sealKey})
+	svc.Importer = a.Importer
+	a.Connections = svc // the test's clock and retries, and a notifier that sends at once
+	srv := web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), a, web.Config{Now: func() time.Time { return now }})
 	b := &bundle{st: st, srv: srv}
 
 	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Acme ML"})

@@ -72,8 +72,8 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 	if v.Errors == nil {
 		v.Errors = map[string]string{}
 	}
-	v.KeyMissing = s.cfg.Connections.Key == nil
-	v.HostCredentials = s.cfg.Connections.AllowHostCredentials
+	v.KeyMissing = s.connections.Key == nil
+	v.HostCredentials = s.connections.AllowHostCredentials
 	v.Now = s.now()
 	return render(c, status, views.ConnectionsPage(s.shell(c, "Connections", "connections"), v))
 }
@@ -94,7 +94,7 @@ func (s *Server) createConnection(c echo.Context, in connect.Input) (store.Conne
 	var conn store.Connection
 	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
 		var err error
-		if conn, err = s.cfg.Connections.Create(ctx, tx, org.ID, userID, in); err != nil {
+		if conn, err = s.connections.Create(ctx, tx, org.ID, userID, in); err != nil {
 			return err
 		}
 		return s.enqueueSync(ctx, tx, conn)
@@ -102,13 +102,9 @@ func (s *Server) createConnection(c echo.Context, in connect.Input) (store.Conne
 	return conn, err
 }
 
-// enqueueSync queues a sync of conn now, when this server has a job queue
-// (without one, the scheduler of some worker picks it up).
+// enqueueSync queues a sync of conn now.
 func (s *Server) enqueueSync(ctx context.Context, st *store.Store, conn store.Connection) error {
-	if s.cfg.Queue == nil {
-		return nil
-	}
-	_, err := connect.Enqueue(ctx, s.cfg.Queue, st, conn.OrgID, conn.ID)
+	_, err := connect.Enqueue(ctx, s.queue, st, conn.OrgID, conn.ID)
 	return err
 }
 
@@ -174,7 +170,7 @@ func (s *Server) handleConnectionTest(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), testTimeout)
 	defer cancel()
-	if err := s.cfg.Connections.Test(ctx, conn); err != nil {
+	if err := s.connections.Test(ctx, conn); err != nil {
 		s.flash(c, conn.Name+": the test failed: "+err.Error())
 	} else {
 		s.flash(c, conn.Name+": the test call succeeded.")
@@ -207,7 +203,7 @@ func (s *Server) replaceKey(c echo.Context, conn store.Connection, in connect.In
 	var out store.Connection
 	err := s.db(c).InTx(ctx, func(tx *store.Store) error {
 		var err error
-		if out, err = s.cfg.Connections.ReplaceKey(ctx, tx, conn.OrgID, conn.ID, in); err != nil {
+		if out, err = s.connections.ReplaceKey(ctx, tx, conn.OrgID, conn.ID, in); err != nil {
 			return err
 		}
 		return s.enqueueSync(ctx, tx, out)
@@ -367,10 +363,7 @@ func (s *Server) handleAPIConnectionSync(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.cfg.Queue == nil {
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "this server runs no job queue")
-	}
-	queued, err := connect.Enqueue(c.Request().Context(), s.cfg.Queue, s.db(c), conn.OrgID, conn.ID)
+	queued, err := connect.Enqueue(c.Request().Context(), s.queue, s.db(c), conn.OrgID, conn.ID)
 	if err != nil {
 		return err
 	}

@@ -13,12 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/riverqueue/river"
 
-	"github.com/burnrate/burnrate/connect"
-	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/jobs"
-	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -46,28 +42,17 @@ func TestBrowserConnectionPulls(t *testing.T) {
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	key, _ := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
-	q := jobs.NewQueue()
-	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	svc := &connect.Service{Store: st, Importer: importer, Key: key, OpenAIURL: openai.URL}
-	workers := river.NewWorkers()
-	connect.Register(workers, svc, q)
-	client, err := jobs.New(st, jobs.Config{Workers: workers, Queue: q})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- client.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
-
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: ts.URL, Connections: svc, Queue: q})
+	a := testApp(st, app.Config{BaseURL: ts.URL, SecretKey: key, OpenAIURL: openai.URL})
+	runJobs(t, a)
+	ts.Config.Handler = web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), a, web.Config{Now: testClock})
 	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
 
 	bctx := browsertest.New(t, 2*time.Minute)
 	var page, rows, history string
+	var err error
 	steps := []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(ts.URL + "/login"),
 		chromedp.WaitVisible(`input[name=email]`),
@@ -143,8 +128,7 @@ func TestBrowserConnectionAzure(t *testing.T) {
 	raw := make([]byte, 32)
 	rand.Read(raw)
 	key, _ := seal.ParseKey("SECRET_KEY", base64.StdEncoding.EncodeToString(raw))
-	svc := &connect.Service{Store: st, Key: key}
-	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, Connections: svc}))
+	ts := httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{SecretKey: key}), web.Config{Now: testClock}))
 	t.Cleanup(ts.Close)
 	_, owner := storetest.Org(t, st, storetest.OrgOpts{})
 	const accountKey = "QVpVUkVURVNUS0VZQVpVUkVURVNUS0VZQVpVUkVURVNUS0VZ0123=="

@@ -18,10 +18,8 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/connect"
-	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/jobs"
-	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -51,14 +49,9 @@ func setupConnections(t *testing.T) *bundle {
 		io.WriteString(w, `{"object":"page","data":[],"has_more":false,"next_page":null}`)
 	}))
 	t.Cleanup(openai.Close)
-	q := jobs.NewQueue()
-	if _, err := jobs.New(st, jobs.Config{Queue: q}); err != nil {
-		t.Fatal(err)
-	}
-	svc := &connect.Service{Store: st, Key: key, OpenAIURL: openai.URL,
-		Importer: ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())}
+	a := testApp(st, app.Config{SecretKey: key, OpenAIURL: openai.URL})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Connections: svc, Queue: q})}
+	return &bundle{st: st, srv: web.NewServer(log, a, web.Config{Now: testClock})}
 }
 
 func queuedSyncs(t *testing.T, st *store.Store) int {

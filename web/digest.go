@@ -66,7 +66,7 @@ func (s *Server) digestPage(c echo.Context, status int, v views.DigestView) erro
 	if err != nil {
 		return err
 	}
-	v.Date, v.Subject, v.Over, v.Text = d.Date(), digest.Subject(d), d.Over(), digest.Text(d, s.cfg.BaseURL)
+	v.Date, v.Subject, v.Over, v.Text = d.Date(), digest.Subject(d), d.Over(), digest.Text(d, s.baseURL)
 	v.PreviewURL = "/settings/digest/preview?date=" + d.Date()
 	v.OffOnPlan = !s.billing.Cfg().Notifies(*org)
 	return render(c, status, views.DigestPage(s.shell(c, "Digest", "settings"), v))
@@ -150,7 +150,7 @@ func (s *Server) handleDigestPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	html, err := digest.PreviewHTML(d, s.cfg.BaseURL)
+	html, err := digest.PreviewHTML(d, s.baseURL)
 	if err != nil {
 		return err
 	}

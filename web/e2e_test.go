@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 	"github.com/burnrate/burnrate/web/browsertest"
@@ -24,7 +25,7 @@ func liveServer(t *testing.T) (*bundle, string) {
 	ts := httptest.NewUnstartedServer(nil)
 	ts.Start()
 	t.Cleanup(ts.Close)
-	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: ts.URL})}
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{BaseURL: ts.URL}), web.Config{Now: testClock})}
 	ts.Config.Handler = b.srv
 	return b, ts.URL
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/digest"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -29,8 +30,8 @@ func TestWeeksOldDataIsSaid(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, time.December, 16, 9, 30, 0, 0, time.UTC)
 	st := storetest.New(t)
-	srv := web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st,
-		web.Config{Now: func() time.Time { return now }, BaseURL: "http://burnrate.test"})
+	srv := web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{}),
+		web.Config{Now: func() time.Time { return now }})
 	b := &bundle{st: st, srv: srv}
 	org, owner := storetest.Org(t, st, storetest.OrgOpts{Name: "Acme ML"})
 	_, token, err := st.CreateAPIToken(ctx(), org.ID, "ci", owner.ID)

@@ -11,19 +11,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
 
-// setupConfig is setup with a server configured by cfg (BaseURL defaults to
-// the test base).
+// setupConfig is setup with a server configured by cfg.
 func setupConfig(t *testing.T, cfg web.Config) *bundle {
 	t.Helper()
 	st := storetest.New(t)
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://burnrate.test"
-	}
-	return &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, cfg)}
+	return &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{}), cfg)}
 }
 
 // loginFrom tries a log-in with a wrong password, as a request that arrived

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,11 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/burnrate/burnrate/access"
-	"github.com/burnrate/burnrate/account"
-	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/mail/mailtest"
 	"github.com/burnrate/burnrate/store/storetest"
@@ -37,33 +33,13 @@ func setupMail(t *testing.T, smtpOn bool) *mailBundle {
 	st := storetest.New(t)
 	srv := mailtest.Start(t, mailtest.Options{})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	var sender mail.Sender
+	cfg := app.Config{MailFrom: "Burnrate <burnrate@burnrate.test>"}
 	if smtpOn {
-		s, err := mail.NewSMTP(srv.URL(), "Burnrate <burnrate@burnrate.test>")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sender = s
+		cfg.SMTPURL = srv.URL()
 	}
-	q := jobs.NewQueue()
-	outbox := mail.NewOutbox(q, sender != nil)
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
-	river.AddWorker(workers, &account.ResetRequestWorker{Store: st, Mailer: &account.Mailer{Outbox: outbox, BaseURL: "http://burnrate.test"}, Log: log})
-	c, err := jobs.New(st, jobs.Config{Workers: workers, Queue: q, Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("jobs: %v", err)
-		}
-	})
-	ws := web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Outbox: outbox, Queue: q})
+	a := testApp(st, cfg)
+	runJobs(t, a)
+	ws := web.NewServer(log, a, web.Config{Now: testClock})
 	return &mailBundle{bundle: &bundle{st: st, srv: ws}, smtp: srv}
 }
 

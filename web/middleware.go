@@ -41,7 +41,7 @@ func isHTMX(c echo.Context) bool {
 	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
 }
 
-func (s *Server) secureCookies() bool { return strings.HasPrefix(s.cfg.BaseURL, "https://") }
+func (s *Server) secureCookies() bool { return strings.HasPrefix(s.baseURL, "https://") }
 
 func bodyLimit(n int64) string { return strconv.FormatInt(n, 10) + "B" }
 

@@ -67,10 +67,10 @@ func (s *Server) handleNotifications(c echo.Context) error {
 // is stored in clear and sealed at the next start with one
 // (docs/notifications.md).
 func (s *Server) sealURL(orgID int64, url string) string {
-	if s.cfg.Connections == nil || s.cfg.Connections.Key == nil {
+	if s.connections.Key == nil {
 		return url
 	}
-	return s.cfg.Connections.Key.SealChannel(orgID, url)
+	return s.connections.Key.SealChannel(orgID, url)
 }
 
 // handleSlackSave sets the org's Slack incoming webhook.

@@ -20,8 +20,11 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/access"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
+	"github.com/burnrate/burnrate/poll"
+	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
@@ -90,8 +93,9 @@ func setupNotify(t *testing.T) (*bundle, *mailbox) {
 	st := storetest.New(t)
 	box := &mailbox{}
 	n := notify.New(st, box, notify.Config{BaseURL: "http://burnrate.test", AllowPrivate: true})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test", Notifier: n})}, box
+	a := testApp(st, app.Config{})
+	a.Notifier = n // sends at once, to box
+	return &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), a, web.Config{Now: testClock})}, box
 }
 
 func flashOf(t *testing.T, c *client) string {
@@ -396,16 +400,32 @@ func TestBudgetHasItsOwnChannels(t *testing.T) {
 	}
 }
 
-func TestNotifierWithoutMailSaysSo(t *testing.T) {
+// On a server without SMTP_URL, a test email goes where all its mail goes:
+// to the outbox (Settings → Mail), kept there, not sent.
+func TestNotifierWithoutMailKeepsItInTheOutbox(t *testing.T) {
 	t.Parallel()
-	b := setup(t) // no mail sender
-	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	st := storetest.New(t)
+	a := testApp(st, app.Config{}) // no SMTP_URL
+	runJobs(t, a)
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.DiscardHandler), a, web.Config{Now: testClock})}
+	org, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
 	c := b.client(t)
 	c.login(owner.Email)
 	c.get("/settings/notifications")
 	wantStatus(t, c.post("/settings/notifications/email/test", nil), http.StatusSeeOther)
-	if f := flashOf(t, c); !strings.Contains(f, "failed: email is not set up on this server") {
+	if f := flashOf(t, c); !strings.Contains(f, "Test queued for email ("+owner.Email+")") {
 		t.Errorf("flash = %q", f)
+	}
+	var mails []store.OutboxMail
+	poll.Until(t, 30*time.Second, "the test email kept in the outbox", func() bool {
+		var err error
+		if mails, err = b.st.OutboxMails(ctx(), org.ID, 10); err != nil {
+			t.Fatal(err)
+		}
+		return len(mails) == 1 && mails[0].Status == store.MailNotSent
+	})
+	if mails[0].LastError != mail.NotConfigured || len(mails[0].To) != 1 || mails[0].To[0] != owner.Email {
+		t.Errorf("outbox mail %+v", mails[0])
 	}
 }
 

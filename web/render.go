@@ -30,7 +30,7 @@ func (s *Server) shell(c echo.Context, title, active string) views.Shell {
 		Org:     currentOrg(c),
 		Role:    currentRole(c),
 		CSRF:    csrfToken(c),
-		BaseURL: s.cfg.BaseURL,
+		BaseURL: s.baseURL,
 	}
 	ctx := c.Request().Context()
 	if sh.User != nil {

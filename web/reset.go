@@ -58,10 +58,8 @@ func (s *Server) handleForgot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.cfg.Queue != nil {
-		if err := account.RequestPasswordReset(ctx, s.cfg.Queue, s.store, f.Email); err != nil {
-			return err
-		}
+	if err := account.RequestPasswordReset(ctx, s.queue, s.store, f.Email); err != nil {
+		return err
 	}
 	return render(c, http.StatusOK, views.ResetRequestedPage(s.shell(c, "Check your email", ""), f.Email))
 }

@@ -50,19 +50,14 @@ func savingsOptions(q url.Values) (savings.Options, url.Values, []string) {
 // savingsInputsChange runs write, which changes what the org's stored
 // savings report is computed from (an import removed, a price override),
 // and enqueues the report's refresh in the same transaction
-// (savings.RefreshArgs). Without a queue the report is computed when it is
-// next asked for, as it would be anyway: a stored report never outlives
-// its inputs.
+// (savings.RefreshArgs): a stored report never outlives its inputs.
 func (s *Server) savingsInputsChange(c echo.Context, write func(st *store.Store) error) error {
 	ctx, st, orgID := c.Request().Context(), s.db(c), currentOrg(c).ID
-	if s.cfg.Queue == nil {
-		return write(st)
-	}
 	return st.InTx(ctx, func(tx *store.Store) error {
 		if err := write(tx); err != nil {
 			return err
 		}
-		return savings.EnqueueRefresh(ctx, s.cfg.Queue, tx, orgID)
+		return savings.EnqueueRefresh(ctx, s.queue, tx, orgID)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -145,7 +146,7 @@ func TestHSTSWithHTTPSBaseURL(t *testing.T) {
 }
 
 func newServerWithBaseURL(st *store.Store, base string) *web.Server {
-	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{Now: testClock, BaseURL: base})
+	return web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), testApp(st, app.Config{BaseURL: base}), web.Config{Now: testClock})
 }
 
 // TestNoStoreForLoggedInResponses: what a logged-in user or an API token

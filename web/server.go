@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/burnrate/burnrate/account"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/budget"
 	"github.com/burnrate/burnrate/connect"
@@ -26,15 +27,11 @@ import (
 	"github.com/burnrate/burnrate/jobs"
 	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/notify"
-	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
 
 // Config is what the web layer needs from the environment.
 type Config struct {
-	// BaseURL is where users reach Burnrate, for links shown to copy
-	// (invites). Secure cookies are used when it starts with https://.
-	BaseURL string
 	// TrustedProxies are the addresses of the reverse proxies in front of
 	// Burnrate. Only a request arriving from one of them may name its client
 	// (X-Forwarded-For) and scheme (X-Forwarded-Proto); with none, every
@@ -46,9 +43,6 @@ type Config struct {
 	MetricsToken string
 	// MaxUploadBytes caps an upload's size (a compressed file counts as sent).
 	MaxUploadBytes int64
-	// ImportTimeout bounds one import's wall-clock time
-	// (ingest.DefaultImportTimeout when 0).
-	ImportTimeout time.Duration
 	// Version is shown in /healthz.
 	Version string
 	// DashboardCacheBytes bounds the memory computed dashboards are kept
@@ -70,26 +64,6 @@ type Config struct {
 	// TempDir is where request bodies too large for memory are spooled;
 	// empty means os.TempDir() ($TMPDIR).
 	TempDir string
-	// Notifier sends test notifications and retries from Settings →
-	// Notifications, and checks channel URLs. Nil: one that sends at once
-	// (no job queue), posts only to public addresses, and has no mail
-	// sender.
-	Notifier *notify.Notifier
-	// AfterImport is called in the transaction of every upload that
-	// succeeds (see ingest.Importer.AfterImport).
-	AfterImport func(ctx context.Context, tx *store.Store, orgID, importID int64) error
-	// Outbox queues the mail pages send (invites, sign-up notices), and
-	// Queue the jobs they start (a password reset request). Nil sends
-	// none: invite links still work when copied, and a password reset
-	// request goes nowhere.
-	Outbox *mail.Outbox
-	Queue  *jobs.Queue
-	// Connections adds, tests and syncs connections. Nil: one on this
-	// store without a SECRET_KEY, which refuses to add any.
-	Connections *connect.Service
-	// Billing is Stripe billing (docs/billing.md). Nil, or one with no
-	// secret key, is a self-hosted install: no plans, no limits.
-	Billing *billing.Service
 	// Now is the clock every page and API answer asks for "today" (in
 	// the org's time zone, through Server.today), so that a test can
 	// pin the day. Nil means time.Now.
@@ -98,26 +72,31 @@ type Config struct {
 
 // Server is the web app. Create it with NewServer; it is an http.Handler.
 type Server struct {
-	log      *slog.Logger
-	store    *store.Store
-	cfg      Config
-	importer *ingest.Importer
-	echo     *echo.Echo
-	metrics  *metrics
-	dashes   *dashboardCache // computed dashboards (dashboard.go)
-	heads    *headlineCache  // their headlines, shared by an org's views
-	breaks   *breakdownCache // their breakdowns, shared by views of one range
-	imports  *importSlots    // imports running per org (body.go)
-	notifier *notify.Notifier
-	mailer   *account.Mailer // nil without an outbox
-	billing  *billing.Service
+	log     *slog.Logger
+	store   *store.Store
+	cfg     Config
+	baseURL string // where users reach Burnrate (app.App.BaseURL)
+	// The parts of the App the handlers use, as the App built them.
+	importer    *ingest.Importer
+	notifier    *notify.Notifier
+	mailer      *account.Mailer
+	outbox      *mail.Outbox
+	queue       *jobs.Queue
+	connections *connect.Service
+	billing     *billing.Service
+
+	echo    *echo.Echo
+	metrics *metrics
+	dashes  *dashboardCache // computed dashboards (dashboard.go)
+	heads   *headlineCache  // their headlines, shared by an org's views
+	breaks  *breakdownCache // their breakdowns, shared by views of one range
+	imports *importSlots    // imports running per org (body.go)
 }
 
-// NewServer wires the routes and middleware.
-func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://localhost:8080"
-	}
+// NewServer wires the routes and middleware over a's parts (package app
+// builds them, once); it builds none of its own. cfg's zero values are the
+// defaults named on its fields.
+func NewServer(log *slog.Logger, a *app.App, cfg Config) *Server {
 	if cfg.MaxUploadBytes == 0 {
 		cfg.MaxUploadBytes = 512 << 20
 	}
@@ -136,31 +115,11 @@ func NewServer(log *slog.Logger, st *store.Store, cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{log: log, store: st, cfg: cfg, echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
-		heads: newHeadlineCache(), breaks: newBreakdownCache(), notifier: cfg.Notifier}
-	if s.notifier == nil {
-		var secrets notify.Opener
-		if cfg.Connections != nil && cfg.Connections.Key != nil {
-			secrets = cfg.Connections.Key
-		}
-		s.notifier = notify.New(st, nil, notify.Config{BaseURL: cfg.BaseURL, Log: log, Secrets: secrets})
-	}
-	// Each request imports through its own fenced store (importer.With).
-	s.importer = ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	s.importer.AfterImport = cfg.AfterImport
-	if cfg.ImportTimeout > 0 {
-		s.importer.Timeout = cfg.ImportTimeout
-	}
-	s.billing = cfg.Billing
-	if s.billing.Enabled() {
-		s.importer.RowQuota = s.billing.RowQuota
-	}
-	if s.cfg.Connections == nil {
-		s.cfg.Connections = &connect.Service{Store: st, Importer: s.importer, Log: log}
-	}
-	if cfg.Outbox != nil {
-		s.mailer = &account.Mailer{Outbox: cfg.Outbox, BaseURL: cfg.BaseURL}
-	}
+	s := &Server{log: log, store: a.Store, cfg: cfg, baseURL: a.BaseURL,
+		importer: a.Importer, notifier: a.Notifier, mailer: a.Mailer, outbox: a.Outbox, queue: a.Queue,
+		connections: a.Connections, billing: a.Billing,
+		echo: echo.New(), dashes: newDashboardCache(cfg.DashboardCacheBytes),
+		heads: newHeadlineCache(), breaks: newBreakdownCache()}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
@@ -198,9 +157,7 @@ func (s *Server) today(org *store.Org) time.Time { return budget.Day(s.cfg.Now()
 
 // mailConfigured reports whether the mail pages queue is delivered (rather
 // than kept in the outbox, or not made at all).
-func (s *Server) mailConfigured() bool {
-	return s.cfg.Outbox != nil && s.cfg.Outbox.Configured()
-}
+func (s *Server) mailConfigured() bool { return s.outbox.Configured() }
 
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
 )
@@ -60,7 +61,7 @@ func TestSignupDoesNotRevealAccounts(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	var logs bytes.Buffer
-	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(&logs, nil)), st, web.Config{Now: testClock, BaseURL: "http://burnrate.test"})}
+	b := &bundle{st: st, srv: web.NewServer(slog.New(slog.NewTextHandler(&logs, nil)), testApp(st, app.Config{}), web.Config{Now: testClock})}
 	existing := storetest.User(t, st, storetest.UserOpts{Email: "ann@example.com"})
 
 	signup := func(email string) (*client, int, string, string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 	"github.com/burnrate/burnrate/web"
@@ -49,7 +50,7 @@ func setup(t *testing.T) *bundle {
 	t.Helper()
 	st := storetest.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return &bundle{st: st, srv: web.NewServer(log, st, web.Config{Now: testClock, BaseURL: "http://burnrate.test"})}
+	return &bundle{st: st, srv: web.NewServer(log, testApp(st, app.Config{}), web.Config{Now: testClock})}
 }
 
 // client is a browser: it keeps cookies and submits forms with their CSRF

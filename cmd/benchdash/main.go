@@ -40,6 +40,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/cmd/internal/weblogin"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/web"
@@ -418,13 +419,18 @@ func serveInProcess(ctx context.Context, tr pgx.QueryTracer, email, password str
 		return nil, err
 	}
 	st := store.New(pool)
-	app := &inProcess{pool: pool, st: st,
-		ts: httptest.NewServer(web.NewServer(slog.New(slog.NewTextHandler(io.Discard, nil)), st, web.Config{}))}
-	if app.client, err = weblogin.Client(app.ts.URL, email, password); err != nil {
-		app.close()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a, err := app.New(st, app.Config{BaseURL: "http://localhost:8080"}, log)
+	if err != nil {
+		pool.Close()
 		return nil, err
 	}
-	return app, nil
+	p := &inProcess{pool: pool, st: st, ts: httptest.NewServer(web.NewServer(log, a, web.Config{}))}
+	if p.client, err = weblogin.Client(p.ts.URL, email, password); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
 }
 
 func (a *inProcess) close() {

@@ -7,102 +7,23 @@ import (
 	"log/slog"
 	"runtime"
 
-	"github.com/riverqueue/river"
-
-	"github.com/burnrate/burnrate/account"
-	"github.com/burnrate/burnrate/billing"
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/connect"
-	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/jobs"
-	"github.com/burnrate/burnrate/mail"
-	"github.com/burnrate/burnrate/notify"
-	"github.com/burnrate/burnrate/pricing"
-	"github.com/burnrate/burnrate/savings"
-	"github.com/burnrate/burnrate/schedule"
-	"github.com/burnrate/burnrate/seal"
 	"github.com/burnrate/burnrate/spend"
 	"github.com/burnrate/burnrate/store"
 )
 
-// background is the job client every process uses (serve and worker run
-// it, the other commands only enqueue with it) and the outbox mail is
-// queued in.
-type background struct {
-	*jobs.Client
-	outbox      *mail.Outbox
-	notifier    *notify.Notifier
-	connections *connect.Service
-	billing     *billing.Service
-}
-
-// newJobs builds the background. It lists every kind of job Burnrate has: a
-// new kind registers its worker here, and a new periodic job joins the list
-// below (see package jobs). Workers that queue mail get the outbox.
-func newJobs(st *store.Store, cfg Config, log *slog.Logger) (*background, error) {
-	var sender mail.Sender // nil: mail is kept in the outbox
-	if cfg.SMTPURL != "" {
-		s, err := mail.NewSMTP(cfg.SMTPURL, cfg.MailFrom)
-		if err != nil {
-			return nil, fmt.Errorf("SMTP_URL: %w", err)
-		}
-		sender = s
-	}
-	queue := jobs.NewQueue()
-	outbox := mail.NewOutbox(queue, sender != nil)
-	workers := river.NewWorkers()
-	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
-	river.AddWorker(workers, &jobs.SweepImportsWorker{Store: st, Log: log})
-	river.AddWorker(workers, &mail.SendWorker{Store: st, Sender: sender, Log: log})
-	river.AddWorker(workers, &account.ResetRequestWorker{Store: st, Mailer: &account.Mailer{Outbox: outbox, BaseURL: cfg.BaseURL}, Log: log})
-	river.AddWorker(workers, &savings.RefreshWorker{Store: st})
-	// Digests and alerts are recorded per channel by the notifier and sent
-	// by jobs; their email goes through the outbox like all mail.
-	notifier := notify.New(st, nil, notify.Config{
-		BaseURL:      cfg.BaseURL,
-		AllowPrivate: cfg.WebhookAllowPrivate,
-		Enqueuer:     schedule.Enqueuer{Queue: queue, Store: st},
-		Mailer:       outboxMailer{outbox: outbox, store: st},
-		Log:          log,
-		Secrets:      channelSecrets(cfg.SecretKey),
-	})
-	bill := billing.New(cfg.billing(), st, log)
-	// On the Free plan there is no digest and no budget alert (every org
-	// has both with billing off).
-	schedule.Register(workers, &schedule.Loop{Store: st, Notifier: notifier, Queue: queue, BaseURL: cfg.BaseURL, Log: log,
-		Notifies: bill.Cfg().Notifies})
-	// Connections pull through the same importer as uploads, under the
-	// same plan quota, and start the same work after each import.
-	importer := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	importer.AfterImport = afterImport(queue)
-	importer.Timeout = cfg.ImportTimeout
-	if bill.Enabled() {
-		importer.RowQuota = bill.RowQuota
-	}
-	// A connection that starts failing, or stalls, is told to the org's
-	// admins by the notifier, as alerts are.
-	conns := &connect.Service{Store: st, Importer: importer, Key: cfg.SecretKey, Log: log,
-		OpenAIURL: cfg.OpenAIURL, AnthropicURL: cfg.AnthropicURL, BigQueryURL: cfg.BigQueryURL, GoogleTokenURL: cfg.GoogleTokenURL,
-		Notifier:             notifier,
-		AllowHostCredentials: cfg.ConnectionsAllowHostCredentials, Egress: cfg.ConnectionsEgress}
-	connect.Register(workers, conns, queue)
-	periodic := append(jobs.Maintenance(jobs.MaintenanceIntervals{}), schedule.Periodic()...)
-	periodic = append(periodic, connect.Periodic()...)
-	if bill.Enabled() {
-		river.AddWorker(workers, &billing.GraceWorker{Service: bill})
-		periodic = append(periodic, billing.Periodic()...)
-	}
-	c, err := jobs.New(st, jobs.Config{Log: log, Workers: workers, Periodic: periodic, Queue: queue})
-	if err != nil {
-		return nil, err
-	}
-	return &background{Client: c, outbox: outbox, notifier: notifier, connections: conns, billing: bill}, nil
+// newApp builds the App (package app, the one composition root) from the
+// environment's configuration.
+func newApp(st *store.Store, cfg Config, log *slog.Logger) (*app.App, error) {
+	return app.New(st, cfg.app(), log)
 }
 
 // openBackground is where serve and worker start: command name takes no
 // flags (args are parsed for -h), then the database and the jobs, with where
 // mail goes logged. On an error nothing stays open; otherwise the caller
 // closes db.
-func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name string, args []string) (*database, *background, error) {
+func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name string, args []string) (*database, *app.App, error) {
 	if err := flag.NewFlagSet(name, flag.ContinueOnError).Parse(args); err != nil {
 		return nil, nil, err
 	}
@@ -110,13 +31,13 @@ func openBackground(ctx context.Context, cfg Config, log *slog.Logger, name stri
 	if err != nil {
 		return nil, nil, err
 	}
-	bg, err := newJobs(db.store, cfg, log)
+	a, err := newApp(db.store, cfg, log)
 	if err != nil {
 		db.close()
 		return nil, nil, err
 	}
 	logMailConfig(cfg, log)
-	return db, bg, nil
+	return db, a, nil
 }
 
 // poolOptions keep a long-running process's connections open and ready: a
@@ -135,17 +56,6 @@ func poolOptions(log *slog.Logger, web bool) store.Options {
 	return opts
 }
 
-// outboxMailer hands the notifier's email to the outbox, as the org's mail.
-type outboxMailer struct {
-	outbox *mail.Outbox
-	store  *store.Store
-}
-
-func (m outboxMailer) Mail(ctx context.Context, orgID int64, kind string, msg mail.Message) error {
-	_, err := m.outbox.Queue(ctx, m.store, orgID, kind, msg)
-	return err
-}
-
 // logMailConfig says at start where mail goes.
 func logMailConfig(cfg Config, log *slog.Logger) {
 	if cfg.SMTPURL == "" {
@@ -153,27 +63,6 @@ func logMailConfig(cfg Config, log *slog.Logger) {
 		return
 	}
 	log.Info("mail goes out by SMTP", slog.String("from", cfg.MailFrom))
-}
-
-// afterImport is what every import does inside its own transaction, from
-// every way in (upload, API, 'burnrate import', 'burnrate demo'): it
-// enqueues the org's budget evaluation and the refresh of its stored
-// savings report, which therefore exist exactly when the import commits.
-func afterImport(q *jobs.Queue) func(ctx context.Context, tx *store.Store, orgID, importID int64) error {
-	return func(ctx context.Context, tx *store.Store, orgID, _ int64) error {
-		if err := schedule.EnqueueEvaluation(ctx, q, tx, orgID); err != nil {
-			return err
-		}
-		return savings.EnqueueRefresh(ctx, q, tx, orgID)
-	}
-}
-
-// channelSecrets is what opens sealed channel URLs: SECRET_KEY, if set.
-func channelSecrets(key *seal.Key) notify.Opener {
-	if key == nil {
-		return nil // not a typed nil: the notifier tests for none
-	}
-	return key
 }
 
 // sealChannels seals, at start-up, the Slack and webhook URLs stored in

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/burnrate/burnrate/app"
 	"github.com/burnrate/burnrate/billing"
 	"github.com/burnrate/burnrate/connect/egress"
 	"github.com/burnrate/burnrate/ingest"
@@ -90,6 +91,17 @@ func (c Config) billing() billing.Config {
 			TeamMonthly: c.Stripe.PriceTeamMonthly, TeamYearly: c.Stripe.PriceTeamYearly,
 			BusinessMonthly: c.Stripe.PriceBusinessMonthly, BusinessYearly: c.Stripe.PriceBusinessYearly,
 		},
+	}
+}
+
+// app is the App's configuration.
+func (c Config) app() app.Config {
+	return app.Config{
+		BaseURL: c.BaseURL, SMTPURL: c.SMTPURL, MailFrom: c.MailFrom, ImportTimeout: c.ImportTimeout,
+		Billing: c.billing(), WebhookAllowPrivate: c.WebhookAllowPrivate,
+		ConnectionsAllowHostCredentials: c.ConnectionsAllowHostCredentials, ConnectionsEgress: c.ConnectionsEgress,
+		SecretKey: c.SecretKey, OpenAIURL: c.OpenAIURL, AnthropicURL: c.AnthropicURL,
+		BigQueryURL: c.BigQueryURL, GoogleTokenURL: c.GoogleTokenURL,
 	}
 }
 

@@ -59,11 +59,11 @@ func runConnection(ctx context.Context, cfg Config, log *slog.Logger, args []str
 		return err
 	}
 	defer db.close()
-	bg, err := newJobs(db.store, cfg, log)
+	a, err := newApp(db.store, cfg, log)
 	if err != nil {
 		return err
 	}
-	cc := connectionCommand{st: db.store, svc: bg.connections, org: org, sub: sub, fs: fs,
+	cc := connectionCommand{st: db.store, svc: a.Connections, org: org, sub: sub, fs: fs,
 		asJSON: *asJSON, stdout: stdout}
 	switch sub {
 	case "add":

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/burnrate/burnrate/demo"
-	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/store"
 )
 
@@ -53,13 +51,11 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, args []string, s
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	bg, err := newJobs(st, cfg, log)
+	a, err := newApp(st, cfg, log)
 	if err != nil {
 		return err
 	}
-	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	im.AfterImport = afterImport(bg.Queue())
-	res, err := demo.Seed(ctx, st, im, org, time.Now())
+	res, err := demo.Seed(ctx, st, a.Importer, org, time.Now())
 	if err != nil {
 		return err
 	}

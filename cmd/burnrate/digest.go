@@ -68,13 +68,13 @@ func runDigest(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 	}
 	// The deliveries are recorded here and sent by the jobs of a running
 	// serve or worker, like the scheduled digest's.
-	bg, err := newJobs(db.store, cfg, log)
+	a, err := newApp(db.store, cfg, log)
 	if err != nil {
 		return err
 	}
 	// A person asking now does not wait for the day's data: what is
 	// missing is named.
-	out, err := digest.Send(ctx, db.store, bg.notifier, org, day, now, digest.Plan{When: *when})
+	out, err := digest.Send(ctx, db.store, a.Notifier, org, day, now, digest.Plan{When: *when})
 	if err != nil {
 		return err
 	}

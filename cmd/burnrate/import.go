@@ -17,7 +17,6 @@ import (
 
 	"github.com/burnrate/burnrate/advisor"
 	"github.com/burnrate/burnrate/ingest"
-	"github.com/burnrate/burnrate/pricing"
 	"github.com/burnrate/burnrate/quantity"
 )
 
@@ -50,16 +49,13 @@ func runImport(ctx context.Context, cfg Config, log *slog.Logger, args []string,
 		}
 		mapping = ingest.MappingFrom(m)
 	}
-	bg, err := newJobs(db.store, cfg, log)
+	a, err := newApp(db.store, cfg, log)
 	if err != nil {
 		return err
 	}
-	im := ingest.NewImporter(db.store, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	im.AfterImport = afterImport(bg.Queue())
-	im.Timeout = cfg.ImportTimeout
-	if bg.billing.Enabled() {
-		im.RowQuota = bg.billing.RowQuota // the plan's monthly rows, as for uploads
-	}
+	// The App's importer: the plan's monthly rows and the work after each
+	// import, as for uploads.
+	im := a.Importer
 	// Usage logs without costs are priced at the org's negotiated prices
 	// where it has them, as uploads in the browser are.
 	prices, err := advisor.LoadOrgPrices(ctx, db.store, org.ID, advisor.PriceOverrides, time.Now())

@@ -47,7 +47,7 @@ func runImports(ctx context.Context, cfg Config, log *slog.Logger, args []string
 		if err != nil || id <= 0 {
 			return fmt.Errorf("imports delete: %q is not an import's id (burnrate imports list shows them)", fs.Arg(0))
 		}
-		bg, err := newJobs(db.store, cfg, log)
+		a, err := newApp(db.store, cfg, log)
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func runImports(ctx context.Context, cfg Config, log *slog.Logger, args []string
 			if imp, err = tx.RemoveImport(ctx, org.ID, id, 0, "cli"); err != nil {
 				return err
 			}
-			return savings.EnqueueRefresh(ctx, bg.Queue(), tx, org.ID)
+			return savings.EnqueueRefresh(ctx, a.Queue, tx, org.ID)
 		})
 		if err != nil {
 			return fmt.Errorf("imports delete %d: %w", id, err)

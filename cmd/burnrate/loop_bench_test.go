@@ -63,7 +63,7 @@ func BenchmarkDigestJobs1000Orgs(b *testing.B) {
 	if _, err := st.Pool().Exec(ctx, `UPDATE digest_settings SET send_hour = $1`, time.Now().UTC().Hour()); err != nil {
 		b.Fatal(err)
 	}
-	bg, err := newJobs(st, cfg, slog.New(slog.DiscardHandler))
+	a, err := newApp(st, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkDigestJobs1000Orgs(b *testing.B) {
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- bg.Run(runCtx) }()
+	go func() { done <- a.Jobs.Run(runCtx) }()
 	var finished, digests int
 	for {
 		var open int

@@ -21,7 +21,7 @@ import (
 )
 
 // TestDigestArrivesOnceFromTwoServers runs the jobs of two processes on one
-// database, as newJobs wires them for serve and worker, with a real SMTP
+// database, as newApp wires them for serve and worker, with a real SMTP
 // server on loopback: the org's digest for yesterday (over its daily
 // budget) is due this hour, both processes work jobs, and exactly one email
 // arrives for each recipient, with the text and HTML parts and the chart.
@@ -77,13 +77,13 @@ func TestDigestArrivesOnceFromTwoServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bg, err := newJobs(pst, cfg, log)
+		a, err := newApp(pst, cfg, log)
 		if err != nil {
 			t.Fatal(err)
 		}
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { done <- bg.Run(runCtx) }()
+		go func() { done <- a.Jobs.Run(runCtx) }()
 		stop = append(stop, func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -162,13 +162,13 @@ func TestBudgetAlertMailedOnceAfterImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg, err := newJobs(st, cfg, slog.New(slog.DiscardHandler))
+	a, err := newApp(st, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- bg.Run(runCtx) }()
+	go func() { done <- a.Jobs.Run(runCtx) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -176,8 +176,7 @@ func TestBudgetAlertMailedOnceAfterImports(t *testing.T) {
 		}
 	}()
 
-	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	im.AfterImport = afterImport(bg.Queue())
+	im := a.Importer
 	today := time.Now().UTC().Format(time.DateOnly)
 	importCost := func(name, cost string) {
 		t.Helper()

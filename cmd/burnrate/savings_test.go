@@ -135,13 +135,13 @@ func TestSavingsRefreshedInTheBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg, err := newJobs(st, cfg, slog.New(slog.DiscardHandler))
+	a, err := newApp(st, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- bg.Run(runCtx) }()
+	go func() { done <- a.Jobs.Run(runCtx) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -167,8 +167,7 @@ func TestSavingsRefreshedInTheBackground(t *testing.T) {
 		t.Fatalf("%s: no savings report through %s stored; the last is of %q", step, through, saved.Inputs)
 	}
 
-	im := ingest.NewImporter(st, ingest.PriceTable(pricing.DefaultLLMPrices()), pricing.DefaultCatalog())
-	im.AfterImport = afterImport(bg.Queue())
+	im := a.Importer
 	var ids []int64
 	for i, day := range []string{"2026-11-01", "2026-11-02"} { // two accounts: the second bill replaces none of the first
 		res, err := im.Import(ctx, ingest.ImportRequest{Org: org, FileName: day + ".csv", Via: "test"}, strings.NewReader(fmt.Sprintf(

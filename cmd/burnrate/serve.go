@@ -12,7 +12,7 @@ import (
 // runServe is 'burnrate serve': the web app, and the background jobs in the
 // same process. They stop together: on a signal, or when one of them fails.
 func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
-	db, bg, err := openBackground(ctx, cfg, log, "serve", args)
+	db, a, err := openBackground(ctx, cfg, log, "serve", args)
 	if err != nil {
 		return err
 	}
@@ -20,26 +20,18 @@ func runServe(ctx context.Context, cfg Config, log *slog.Logger, args []string) 
 	if err := sealChannels(ctx, db.store, cfg, log); err != nil {
 		return err
 	}
-	srv := web.NewServer(log, db.store, web.Config{
-		BaseURL:        cfg.BaseURL,
+	srv := web.NewServer(log, a, web.Config{
 		MaxUploadBytes: cfg.MaxUploadBytes,
-		ImportTimeout:  cfg.ImportTimeout,
 		Version:        version,
 		TrustedProxies: cfg.TrustedProxies,
 		MetricsToken:   cfg.MetricsToken,
-		Notifier:       bg.notifier,
-		AfterImport:    afterImport(bg.Queue()),
-		Outbox:         bg.outbox,
-		Queue:          bg.Queue(),
-		Connections:    bg.connections,
-		Billing:        bg.billing,
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 3)
 	parts := 2
 	go func() { errc <- srv.ListenAndServe(ctx, cfg.Addr) }()
-	go func() { errc <- bg.Run(ctx) }()
+	go func() { errc <- a.Jobs.Run(ctx) }()
 	if cfg.MetricsAddr != "" {
 		parts++
 		go func() { errc <- srv.ListenAndServeMetrics(ctx, cfg.MetricsAddr) }()

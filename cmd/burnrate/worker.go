@@ -10,13 +10,13 @@ import (
 // processes share the jobs of one database. It stops on SIGINT or SIGTERM,
 // letting running jobs finish (jobs.DefaultStopTimeout).
 func runWorker(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
-	db, bg, err := openBackground(ctx, cfg, log, "worker", args)
+	db, a, err := openBackground(ctx, cfg, log, "worker", args)
 	if err != nil {
 		return err
 	}
 	defer db.close()
 	log.Info("Burnrate worker is ready")
-	if err := bg.Run(ctx); err != nil {
+	if err := a.Jobs.Run(ctx); err != nil {
 		return err
 	}
 	log.Info("Burnrate worker stopped")
