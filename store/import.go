@@ -383,9 +383,14 @@ func (s *Store) RemoveImport(ctx context.Context, orgID, id, by int64, via strin
 		var err error
 		// The row lock makes a second removal of the same import wait, then
 		// see it removed, rather than delete twice.
-		imp, err = scanImport(tx.q.QueryRow(ctx, `SELECT `+importColumns+importFrom+`WHERE i.org_id = $1 AND i.id = $2 FOR UPDATE OF i`, orgID, id))
-		if err != nil {
+		// The lock is taken apart from the read: Citus locks no row of a
+		// query that joins users or reads a correlated subquery.
+		if _, err := tx.q.Exec(ctx, `SELECT 1 FROM imports WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id); err != nil {
 			return mapError("remove import", err)
+		}
+		imp, err = tx.Import(ctx, orgID, id)
+		if err != nil {
+			return err
 		}
 		switch imp.Status {
 		case ImportProcessing:
