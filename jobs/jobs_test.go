@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/burnrate/burnrate/jobs"
+	"github.com/burnrate/burnrate/poll"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -134,13 +136,7 @@ func TestUniquePeriodicJobRunsOncePerPeriod(t *testing.T) {
 	b := startServer(t, url, jobs.Config{Workers: tickWorkers("b", rec), Periodic: periodic()})
 
 	const want = 5
-	deadline := time.Now().Add(30 * time.Second)
-	for len(rec.all()) < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d runs after 30s, want %d", len(rec.all()), want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, 30*time.Second, fmt.Sprintf("%d runs", want), func() bool { return len(rec.all()) >= want })
 	if err := a.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -198,13 +194,7 @@ func TestUniquePeriodicJobRunsOncePerPeriod(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met after 30s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, 30*time.Second, "the condition", cond)
 }
 
 // work enqueues args on s and waits for the job to end; it fails the test

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/burnrate/burnrate/poll"
 	"github.com/burnrate/burnrate/store/storetest"
 )
 
@@ -41,13 +42,7 @@ func TestPanicUnderFenceRendersErrorPage(t *testing.T) {
 	wantStatus(t, c.get("/budgets"), http.StatusOK)
 
 	// Every connection is back in the pool, none was closed for misuse.
-	deadline := time.Now().Add(5 * time.Second)
-	for b.st.Pool().Stat().AcquiredConns() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("pool still has %d acquired connection(s)", b.st.Pool().Stat().AcquiredConns())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 5*time.Second, "every connection back in the pool", func() bool { return b.st.Pool().Stat().AcquiredConns() == 0 })
 }
 
 // within serves req through c, failing the test if the answer takes longer
