@@ -38,18 +38,6 @@ import (
 	"github.com/burnrate/burnrate/store"
 )
 
-// Kinds of connection.
-const (
-	KindOpenAI    = "openai"
-	KindAnthropic = "anthropic"
-	KindS3        = "aws-s3"
-	KindAzure     = "azure-blob"
-	KindGCP       = "gcp-bigquery"
-)
-
-// Kinds lists the kinds of connection, as stored and typed.
-func Kinds() []string { return []string{KindOpenAI, KindAnthropic, KindS3, KindAzure, KindGCP} }
-
 // What an API connection pulls. Each provider's cost report is its bill; its
 // usage report is tokens, which the importer prices with the org's LLM
 // prices. Pulling both would count the same spend twice, so a connection
@@ -226,36 +214,35 @@ func (in Input) validate(now time.Time) (Settings, Credentials, error) {
 	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
 		return Settings{}, Credentials{}, &InputError{"name", "letters, digits, spaces and punctuation only"}
 	}
+	k, ok := kindOf(in.Kind)
+	if !ok {
+		return Settings{}, Credentials{}, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
+	}
+	return k.validate(in, now)
+}
+
+// validateAdminAPI checks the fields of a connection to a provider's admin
+// API (OpenAI, Anthropic): its admin key, what to pull, and from when.
+func (in Input) validateAdminAPI(now time.Time) (Settings, Credentials, error) {
 	var set Settings
 	var cred Credentials
-	switch in.Kind {
-	case KindOpenAI, KindAnthropic:
-		cred.APIKey = strings.TrimSpace(in.APIKey)
-		if cred.APIKey == "" {
-			return set, cred, &InputError{"api_key", "paste the organization's admin API key"}
-		}
-		if len(cred.APIKey) > 512 || strings.ContainsFunc(cred.APIKey, func(r rune) bool { return r <= ' ' || r > '~' }) {
-			return set, cred, &InputError{"api_key", "an admin key is printable ASCII without spaces, at most 512 characters"}
-		}
-		set.Data = in.Data
-		if set.Data == "" {
-			set.Data = DataCosts
-		}
-		if set.Data != DataCosts && set.Data != DataUsage {
-			return set, cred, &InputError{"data", `want "costs" (the bill) or "usage" (tokens, priced with the org's prices)`}
-		}
-		var err error
-		if set.StartDate, set.RestateDays, err = in.schedule(now); err != nil {
-			return set, cred, err
-		}
-	case KindS3:
-		return in.validateS3()
-	case KindAzure:
-		return in.validateAzure()
-	case KindGCP:
-		return in.validateGCP(now)
-	default:
-		return set, cred, &InputError{"kind", fmt.Sprintf("%q: want one of %s", in.Kind, strings.Join(Kinds(), ", "))}
+	cred.APIKey = strings.TrimSpace(in.APIKey)
+	if cred.APIKey == "" {
+		return set, cred, &InputError{"api_key", "paste the organization's admin API key"}
+	}
+	if len(cred.APIKey) > 512 || strings.ContainsFunc(cred.APIKey, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		return set, cred, &InputError{"api_key", "an admin key is printable ASCII without spaces, at most 512 characters"}
+	}
+	set.Data = in.Data
+	if set.Data == "" {
+		set.Data = DataCosts
+	}
+	if set.Data != DataCosts && set.Data != DataUsage {
+		return set, cred, &InputError{"data", `want "costs" (the bill) or "usage" (tokens, priced with the org's prices)`}
+	}
+	var err error
+	if set.StartDate, set.RestateDays, err = in.schedule(now); err != nil {
+		return set, cred, err
 	}
 	return set, cred, nil
 }

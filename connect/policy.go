@@ -35,14 +35,9 @@ func (c Credentials) ownKey() bool {
 }
 
 // keyField is the input field where a connection of kind takes its key.
-func keyField(kind string) string {
-	switch kind {
-	case KindS3:
-		return "access_key_id"
-	case KindAzure:
-		return "account_key"
-	case KindGCP:
-		return "service_account_json"
+func keyField(name string) string {
+	if k, ok := kindOf(name); ok {
+		return k.keyField
 	}
 	return "api_key"
 }

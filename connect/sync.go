@@ -78,20 +78,11 @@ type puller interface {
 	test(ctx context.Context, s *Service, p pull) error
 }
 
-func pullerFor(kind string) (puller, error) {
-	switch kind {
-	case KindOpenAI:
-		return openAI{}, nil
-	case KindAnthropic:
-		return anthropic{}, nil
-	case KindS3:
-		return s3Export{}, nil
-	case KindAzure:
-		return azureExport{}, nil
-	case KindGCP:
-		return gcpExport{}, nil
+func pullerFor(name string) (puller, error) {
+	if k, ok := kindOf(name); ok {
+		return k.puller, nil
 	}
-	return nil, fmt.Errorf("connections of kind %q are not supported by this version of Burnrate", kind)
+	return nil, fmt.Errorf("connections of kind %q are not supported by this version of Burnrate", name)
 }
 
 // Result is what one sync did.
@@ -194,7 +185,7 @@ func (s *Service) run(ctx context.Context, org store.Org, conn store.Connection,
 			changed = true
 		}
 	}
-	if conn.Kind == KindOpenAI || conn.Kind == KindAnthropic || conn.Kind == KindGCP {
+	if k, _ := kindOf(conn.Kind); k.windowed {
 		state.SyncedThrough = to.Format(time.DateOnly)
 		changed = true
 	}

@@ -21,9 +21,6 @@ import (
 // provider while the admin waits.
 const testTimeout = 20 * time.Second
 
-var kindLabels = map[string]string{connect.KindOpenAI: "OpenAI", connect.KindAnthropic: "Anthropic", connect.KindS3: "AWS S3",
-	connect.KindAzure: "Azure", connect.KindGCP: "GCP BigQuery"}
-
 // connectionsPage renders the Connections page with v's form state.
 func (s *Server) connectionsPage(c echo.Context, status int, v views.ConnectionsView) error {
 	ctx, org := c.Request().Context(), currentOrg(c)
@@ -62,7 +59,7 @@ func (s *Server) connectionsPage(c echo.Context, status int, v views.Connections
 		}
 		j := health[conn.ID]
 		v.Rows = append(v.Rows, views.ConnectionRow{
-			ID: conn.ID, Name: conn.Name, Kind: kindLabels[conn.Kind], KindKey: conn.Kind, Detail: detail, Hint: conn.SecretHint,
+			ID: conn.ID, Name: conn.Name, Kind: connect.KindLabel(conn.Kind), KindKey: conn.Kind, Detail: detail, Hint: conn.SecretHint,
 			Paused: conn.Paused, LastRunAt: conn.LastRunAt, LastStatus: conn.LastStatus, LastError: conn.LastError,
 			LastRows: conn.LastRows, NextRunAt: conn.NextRunAt, BytesBilled: billed,
 			Health: string(j.Health), Fix: j.Fix, Since: j.Since, Through: j.Through, Lag: j.Lag,

@@ -13,9 +13,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/app"
@@ -427,5 +430,31 @@ func TestReplaceKey(t *testing.T) {
 	wantStatus(t, rec, http.StatusOK)
 	if strings.Contains(rec.Body.String(), testAdminKey) {
 		t.Error("the API answers with the key")
+	}
+}
+
+// The form offers every kind package connect knows (connect.Kinds, its
+// registry), each with fields of its own: a kind added there and not to
+// the form fails here.
+func TestConnectionsFormOffersEveryKind(t *testing.T) {
+	t.Parallel()
+	b := setupConnections(t)
+	_, owner := storetest.Org(t, b.st, storetest.OrgOpts{})
+	c := b.client(t)
+	c.login(owner.Email)
+	form := doc(t, c.get("/connections")).Find(`[data-testid=connection-form]`)
+	for _, kind := range connect.Kinds() {
+		if form.Find(`select[name=kind] option[value="`+kind+`"]`).Length() != 1 {
+			t.Errorf("no option for %s", kind)
+		}
+		fields := 0
+		form.Find(`fieldset[data-kind-fields]`).Each(func(_ int, f *goquery.Selection) {
+			if slices.Contains(strings.Fields(f.AttrOr("data-kind-fields", "")), kind) {
+				fields++
+			}
+		})
+		if fields != 1 {
+			t.Errorf("%s has %d fieldsets", kind, fields)
+		}
 	}
 }
