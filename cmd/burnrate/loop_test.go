@@ -14,8 +14,10 @@ import (
 
 	"github.com/burnrate/burnrate/access"
 	"github.com/burnrate/burnrate/ingest"
+	"github.com/burnrate/burnrate/mail"
 	"github.com/burnrate/burnrate/mail/mailtest"
 	"github.com/burnrate/burnrate/pricing"
+	"github.com/burnrate/burnrate/schedule"
 	"github.com/burnrate/burnrate/store"
 	"github.com/burnrate/burnrate/store/storetest"
 )
@@ -192,7 +194,8 @@ func TestBudgetAlertMailedOnceAfterImports(t *testing.T) {
 		t.Fatalf("alert: subject %q to %v", msgs[0].Subject, msgs[0].EnvelopeTo)
 	}
 	importCost("b", "50.00") // 65%: nothing new crossed
-	time.Sleep(3 * time.Second)
+	// Its evaluation, and any alert it would send, done:
+	storetest.WaitJobsDone(t, st, 30*time.Second, schedule.EvaluateArgs{}.Kind(), schedule.DeliverArgs{}.Kind(), mail.SendArgs{}.Kind())
 	if n := len(smtp.Messages()); n != 1 {
 		t.Fatalf("%d alert emails after a second import that crossed nothing, want 1", n)
 	}
