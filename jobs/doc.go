@@ -7,7 +7,8 @@
 //
 // # Running jobs
 //
-// The caller (cmd/burnrate) builds the workers and hands them over:
+// The caller (package app, the one place the job client is built) builds
+// the workers and hands them over:
 //
 //	workers := river.NewWorkers()
 //	river.AddWorker(workers, &jobs.CleanupWorker{Store: st, Log: log})
@@ -46,7 +47,7 @@
 // # The daily loop
 //
 // Package schedule holds the digest and budget evaluation jobs and the
-// delivery of what they produce; cmd/burnrate registers them beside this
+// delivery of what they produce; package app registers them beside this
 // package's own.
 //
 // Maintenance is this package's own periodic work: expired sessions, old

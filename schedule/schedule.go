@@ -1,7 +1,7 @@
 // Package schedule runs the daily loop as River jobs: each org's digest at
 // its local hour, budget evaluation after every import and every hour, and
 // the delivery of what they produce (docs/digest.md, docs/notifications.md).
-// cmd/burnrate registers the workers (Register) and the periodic jobs
+// Package app registers the workers (Register) and the periodic jobs
 // (Periodic) in every process that works jobs; River's leader enqueues the
 // periodic ones, and unique jobs make each digest and each evaluation run
 // once however many processes there are.
